@@ -1,0 +1,42 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "tsdb",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "TSDB", targets: ["TSDB"]),
+        .executable(name: "tsdb", targets: ["tsdb"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System C libraries, imported only by the engine.
+        .systemLibrary(
+            name: "CTSDBZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]
+        ),
+        .systemLibrary(
+            name: "CTSDBLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
+        .target(
+            name: "TSDB",
+            dependencies: ["CTSDBZstd", "CTSDBLZ4"]
+        ),
+        .executableTarget(
+            name: "tsdb",
+            dependencies: [
+                "TSDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "TSDBTests",
+            dependencies: ["TSDB"]
+        ),
+    ]
+)

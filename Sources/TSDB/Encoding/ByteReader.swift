@@ -1,0 +1,97 @@
+/// A bounds-checked little-endian cursor over borrowed bytes (often mapped file memory).
+///
+/// Every read checks that it stays inside the buffer and throws ``TSDBError/Kind/corruption``
+/// naming the absolute file offset otherwise, so a damaged file can never make the engine read
+/// out of bounds. `baseOffset` is the file offset of the buffer's first byte, for messages.
+struct ByteReader {
+    let buffer: UnsafeRawBufferPointer
+    let baseOffset: Int
+    let context: String
+    private(set) var position: Int = 0
+
+    init(_ buffer: UnsafeRawBufferPointer, baseOffset: Int = 0, context: String) {
+        self.buffer = buffer
+        self.baseOffset = baseOffset
+        self.context = context
+    }
+
+    var remaining: Int { buffer.count - position }
+    var isAtEnd: Bool { position == buffer.count }
+    var fileOffset: Int { baseOffset + position }
+
+    func fail(_ what: String) -> TSDBError {
+        TSDBError.corrupt("\(context): \(what)", offset: baseOffset + position)
+    }
+
+    mutating func need(_ n: Int, _ what: String) throws(TSDBError) {
+        guard n >= 0, n <= remaining else {
+            throw fail("\(what) needs \(n) bytes but only \(remaining) remain")
+        }
+    }
+
+    mutating func u8(_ what: String = "byte") throws(TSDBError) -> UInt8 {
+        try need(1, what)
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    mutating func u16(_ what: String = "u16") throws(TSDBError) -> UInt16 { try fixed(what) }
+    mutating func u32(_ what: String = "u32") throws(TSDBError) -> UInt32 { try fixed(what) }
+    mutating func u64(_ what: String = "u64") throws(TSDBError) -> UInt64 { try fixed(what) }
+    mutating func i16(_ what: String = "i16") throws(TSDBError) -> Int16 { Int16(bitPattern: try fixed(what)) }
+    mutating func i64(_ what: String = "i64") throws(TSDBError) -> Int64 { Int64(bitPattern: try fixed(what)) }
+    mutating func f64(_ what: String = "f64") throws(TSDBError) -> Double { Double(bitPattern: try fixed(what)) }
+
+    private mutating func fixed<T: FixedWidthInteger>(_ what: String) throws(TSDBError) -> T {
+        let size = MemoryLayout<T>.size
+        try need(size, what)
+        defer { position += size }
+        return T(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: T.self))
+    }
+
+    mutating func uvarint(_ what: String = "varint") throws(TSDBError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < buffer.count else { throw fail("\(what) runs past the end") }
+            let byte = buffer[position]
+            position += 1
+            if shift == 63 && byte > 1 { throw fail("\(what) overflows 64 bits") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw fail("\(what) is longer than 10 bytes") }
+        }
+    }
+
+    mutating func varint(_ what: String = "varint") throws(TSDBError) -> Int64 {
+        ZigZag.decode(try uvarint(what))
+    }
+
+    /// A varint that must fit in `0...limit` (counts, lengths, indices).
+    mutating func count(_ what: String, limit: Int) throws(TSDBError) -> Int {
+        let v = try uvarint(what)
+        guard v <= UInt64(limit) else { throw fail("\(what) is \(v), more than the limit \(limit)") }
+        return Int(v)
+    }
+
+    mutating func bytes(_ n: Int, _ what: String) throws(TSDBError) -> UnsafeRawBufferPointer {
+        try need(n, what)
+        defer { position += n }
+        return UnsafeRawBufferPointer(rebasing: buffer[position..<position + n])
+    }
+
+    mutating func string(_ what: String) throws(TSDBError) -> String {
+        let n = try count("\(what) length", limit: remaining)
+        let raw = try bytes(n, what)
+        guard let s = String(validating: raw, as: UTF8.self) else {
+            throw fail("\(what) is not valid UTF-8")
+        }
+        return s
+    }
+
+    mutating func skip(_ n: Int, _ what: String) throws(TSDBError) {
+        try need(n, what)
+        position += n
+    }
+}

@@ -1,0 +1,156 @@
+/// Integer column chunks: frame-of-reference bit packing, optionally over deltas.
+///
+/// Layout (Formats/segment-v1.md §5.1):
+///
+///     u8      encoding    0 = FOR, 1 = delta-FOR
+///     FOR:       varint reference, u8 width, ceil(n*width/8) bytes packed (v - reference)
+///     delta-FOR: varint first, varint reference, u8 width, ceil((n-1)*width/8) bytes packed (d - reference)
+///
+/// All arithmetic wraps, so every `Int64` (extremes included) round-trips exactly. Bits are packed
+/// little-endian: value `i` occupies bits `i*width ..< (i+1)*width` of the little-endian bit stream.
+enum IntColumn {
+    enum Encoding: UInt8 {
+        case frameOfReference = 0
+        case deltaFrameOfReference = 1
+    }
+
+    /// Readers may load 8 bytes at any packed byte offset, so decode buffers keep this much zeroed slack.
+    static let readSlack = 8
+
+    static func packedByteCount(count: Int, width: Int) -> Int {
+        (count * width + 7) / 8
+    }
+
+    @inline(__always) static func bitWidth(_ range: UInt64) -> Int {
+        64 - range.leadingZeroBitCount
+    }
+
+    /// Appends the smaller of the two encodings of `values`.
+    static func encode(_ values: UnsafeBufferPointer<Int64>, into out: inout ByteWriter) {
+        let n = values.count
+        guard n > 0 else {
+            out.u8(Encoding.frameOfReference.rawValue)
+            out.varint(0)
+            out.u8(0)
+            return
+        }
+        var lo = values[0], hi = values[0]
+        var dlo = Int64.max, dhi = Int64.min
+        for i in 1..<max(n, 1) {
+            let v = values[i]
+            lo = min(lo, v); hi = max(hi, v)
+            let d = v &- values[i - 1]
+            dlo = min(dlo, d); dhi = max(dhi, d)
+        }
+        let forWidth = bitWidth(UInt64(bitPattern: hi &- lo))
+        let deltaWidth = n > 1 ? bitWidth(UInt64(bitPattern: dhi &- dlo)) : 0
+        let forBytes = packedByteCount(count: n, width: forWidth)
+        let deltaBytes = packedByteCount(count: n - 1, width: deltaWidth) + 9
+        if n > 1 && deltaBytes < forBytes {
+            out.u8(Encoding.deltaFrameOfReference.rawValue)
+            out.varint(values[0])
+            out.varint(dlo)
+            out.u8(UInt8(deltaWidth))
+            pack(count: n - 1, width: deltaWidth, into: &out) { UInt64(bitPattern: (values[$0 + 1] &- values[$0]) &- dlo) }
+        } else {
+            out.u8(Encoding.frameOfReference.rawValue)
+            out.varint(lo)
+            out.u8(UInt8(forWidth))
+            pack(count: n, width: forWidth, into: &out) { UInt64(bitPattern: values[$0] &- lo) }
+        }
+    }
+
+    @inline(__always)
+    static func pack(count: Int, width: Int, into out: inout ByteWriter, _ value: (Int) -> UInt64) {
+        guard width > 0, count > 0 else { return }
+        var acc: UInt64 = 0
+        var bits = 0
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(packedByteCount(count: count, width: width))
+        for i in 0..<count {
+            let v = value(i)
+            acc |= v << UInt64(bits)
+            let taken = 64 - bits
+            bits += width
+            if bits >= 64 {
+                for s in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: acc >> UInt64(s))) }
+                bits -= 64
+                acc = taken < 64 && bits > 0 ? v >> UInt64(taken) : 0
+            }
+        }
+        var s = 0
+        while s < bits {
+            bytes.append(UInt8(truncatingIfNeeded: acc >> UInt64(s)))
+            s += 8
+        }
+        out.append(bytes)
+    }
+
+    /// Decodes `count` values into `out`. `reader` must sit on a buffer with ``readSlack`` bytes
+    /// of addressable memory after its end (the decoder's scratch buffer guarantees this).
+    static func decode(_ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>) throws(TSDBError) {
+        let raw = try reader.u8("column encoding")
+        guard let encoding = Encoding(rawValue: raw) else {
+            throw reader.fail("unknown integer column encoding \(raw), expected 0 (FOR) or 1 (delta-FOR)")
+        }
+        switch encoding {
+        case .frameOfReference:
+            let reference = try reader.varint("FOR reference")
+            let width = try widthByte(&reader)
+            let packed = try reader.bytes(packedByteCount(count: n, width: width), "FOR packed values")
+            unpack(packed, count: n, width: width, reference: reference, into: out)
+        case .deltaFrameOfReference:
+            guard n > 0 else { throw reader.fail("delta-FOR column with no values") }
+            let first = try reader.varint("delta-FOR first value")
+            let reference = try reader.varint("delta-FOR reference")
+            let width = try widthByte(&reader)
+            let packed = try reader.bytes(packedByteCount(count: n - 1, width: width), "delta-FOR packed deltas")
+            out[0] = first
+            unpack(packed, count: n - 1, width: width, reference: reference, into: out + 1)
+            var running = first
+            for i in 1..<n {
+                running = running &+ out[i]
+                out[i] = running
+            }
+        }
+    }
+
+    private static func widthByte(_ reader: inout ByteReader) throws(TSDBError) -> Int {
+        let w = Int(try reader.u8("bit width"))
+        guard w <= 64 else { throw reader.fail("bit width \(w) is more than 64") }
+        return w
+    }
+
+    @inline(__always)
+    static func unpack(_ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64, into out: UnsafeMutablePointer<Int64>) {
+        if width == 0 {
+            out.update(repeating: reference, count: n)
+            return
+        }
+        guard let base = packed.baseAddress else { return }
+        if width <= 56 {
+            // One unaligned 8-byte load covers any value (shift <= 7, width <= 56).
+            let mask: UInt64 = (1 << UInt64(width)) - 1
+            var bit = 0
+            for i in 0..<n {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+                out[i] = reference &+ Int64(bitPattern: (word >> UInt64(bit & 7)) & mask)
+                bit += width
+            }
+        } else {
+            let mask: UInt64 = width == 64 ? .max : (1 << UInt64(width)) - 1
+            var bit = 0
+            for i in 0..<n {
+                let byte = bit >> 3, shift = UInt64(bit & 7)
+                let lo = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: byte, as: UInt64.self))
+                var v = lo >> shift
+                if shift > 0 {
+                    let hi = UInt64(base.load(fromByteOffset: byte + 8, as: UInt8.self))
+                    v |= hi << (64 - shift)
+                }
+                out[i] = reference &+ Int64(bitPattern: v & mask)
+                bit += width
+            }
+        }
+    }
+}

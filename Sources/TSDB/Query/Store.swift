@@ -1,0 +1,148 @@
+/// A read-only view of one published generation of a store.
+///
+/// Opening reads only the manifest. Segments are mapped lazily, the first time a query touches
+/// them, and stay mapped for the life of the `Store`: the files of this generation remain
+/// readable even if a later compaction replaces them (unlinked files stay mapped).
+///
+/// ```swift
+/// let store = try Store(at: "imports")        // or the folder holding raw/, or …/tsdb
+/// var cursor = try store.samples(of: "HKQuantityTypeIdentifierHeartRate",
+///                                from: march, to: april)
+/// while let sample = try cursor.next() { print(sample.start, sample.value) }
+/// ```
+public final class Store: @unchecked Sendable {
+    public let layout: StoreLayout
+    public let manifest: Manifest
+    private var openSegments: [String: SegmentReader] = [:]
+
+    /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
+    public convenience init(at path: String) throws(TSDBError) {
+        try self.init(layout: StoreLayout.locate(path))
+    }
+
+    public init(layout: StoreLayout) throws(TSDBError) {
+        self.layout = layout
+        guard FileSystem.exists(layout.manifestPath) else {
+            throw TSDBError(.notFound, "no compacted store here yet; run `tsdb compact \(layout.appleHealthDirectory)` first", path: layout.manifestPath)
+        }
+        manifest = try Manifest.read(at: layout.manifestPath)
+    }
+
+    /// One stored type with its totals.
+    public struct TypeInfo: Sendable, Equatable {
+        public var type: String
+        public var sampleCount: Int
+        /// Start of the first and last sample, µs since the epoch.
+        public var firstStart: Int64
+        public var lastStart: Int64
+        public var segmentCount: Int
+        public var bytes: Int
+        public var bytesPerSample: Double { sampleCount == 0 ? 0 : Double(bytes) / Double(sampleCount) }
+    }
+
+    /// Every stored type, most samples first; answered from the manifest alone.
+    public var types: [TypeInfo] {
+        var byType: [String: TypeInfo] = [:]
+        for s in manifest.segments {
+            var t = byType[s.type] ?? TypeInfo(type: s.type, sampleCount: 0, firstStart: .max, lastStart: .min, segmentCount: 0, bytes: 0)
+            t.sampleCount += s.sampleCount
+            t.firstStart = min(t.firstStart, s.firstStart)
+            t.lastStart = max(t.lastStart, s.lastStart)
+            t.segmentCount += 1
+            t.bytes += s.fileSize
+            byType[s.type] = t
+        }
+        return byType.values.sorted { ($0.sampleCount, $1.type) > ($1.sampleCount, $0.type) }
+    }
+
+    /// The segments of `type` that may hold a sample starting in `[from, to)`, in time order.
+    public func segments(of type: String, from: Int64 = .min, to: Int64 = .max) throws(TSDBError) -> [SegmentReader] {
+        var out: [SegmentReader] = []
+        for entry in manifest.segments where entry.type == type && entry.lastStart >= from && entry.firstStart < to {
+            out.append(try segment(entry))
+        }
+        return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
+    }
+
+    func segment(_ entry: Manifest.SegmentEntry) throws(TSDBError) -> SegmentReader {
+        if let open = openSegments[entry.path] { return open }
+        let path = layout.storeDirectory + "/" + entry.path
+        let reader: SegmentReader
+        do {
+            reader = try SegmentReader(path: path)
+        } catch {
+            var e = error
+            e.message += " — the store is damaged; rebuild it from the raw files with `tsdb compact --rebuild`"
+            throw e
+        }
+        guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize else {
+            throw TSDBError(.corruption, "segment does not match the manifest (type, sample count or size differ); rebuild with `tsdb compact --rebuild`", path: path)
+        }
+        openSegments[entry.path] = reader
+        return reader
+    }
+
+    /// Streams the samples of `type` whose start lies in `[from, to)`, in start order.
+    ///
+    /// Only blocks whose summary overlaps the range are decoded, one block at a time, so memory
+    /// stays constant whatever the range. `source`, when given, keeps samples whose source or
+    /// device contains it (case-insensitive).
+    public func samples(of type: String, from: Int64 = .min, to: Int64 = .max, source: String? = nil) throws(TSDBError) -> SampleCursor {
+        SampleCursor(segments: try segments(of: type, from: from, to: to), from: from, to: to, source: source)
+    }
+}
+
+/// A forward-only cursor over query results (see ``Store/samples(of:from:to:source:)``).
+public struct SampleCursor {
+    let segments: [SegmentReader]
+    let from: Int64, to: Int64
+    let sourceFilter: String?
+    private var segmentIndex = 0
+    private var blockIndex = -1
+    private var row = 0
+    private let block = DecodedBlock()
+    private var sourceMatches: [Bool] = []
+
+    init(segments: [SegmentReader], from: Int64, to: Int64, source: String?) {
+        self.segments = segments
+        self.from = from
+        self.to = to
+        self.sourceFilter = source?.lowercased()
+    }
+
+    /// The next sample, or nil at the end. Throws if a segment turns out to be corrupt.
+    public mutating func next() throws(TSDBError) -> Sample? {
+        while segmentIndex < segments.count {
+            let segment = segments[segmentIndex]
+            if blockIndex >= 0 {
+                while row < block.count {
+                    let i = row
+                    row += 1
+                    let start = block.starts[i]
+                    if start < from { continue }
+                    if start >= to { segmentIndex = segments.count; return nil }
+                    if sourceFilter != nil && !sourceMatches[Int(block.sources[i])] && !sourceMatches[segment.sources.count + Int(block.devices[i])] { continue }
+                    return segment.sample(i, of: block)
+                }
+            } else if let filter = sourceFilter {
+                sourceMatches = (segment.sources + segment.devices).map { $0.string?.lowercased().contains(filter) ?? false }
+            }
+            blockIndex += 1
+            while blockIndex < segment.blockCount && segment.summaries[blockIndex].lastStart < from { blockIndex += 1 }
+            if blockIndex < segment.blockCount && segment.summaries[blockIndex].firstStart < to {
+                try segment.decode(block: blockIndex, into: block)
+                row = 0
+            } else {
+                segmentIndex += 1
+                blockIndex = -1
+                row = 0
+            }
+        }
+        return nil
+    }
+
+    /// Calls `body` for every remaining sample.
+    public mutating func forEach(_ body: (Sample) throws -> Void) throws {
+        while let s = try next() { try body(s) }
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Maps byte strings to dense ids without allocating on a hit.
+///
+/// Strings live back to back in one arena; an open-addressing table of ids finds them by hash.
+/// Used for the few distinct units, sources, devices and metadata texts among millions of samples.
+struct ByteInterner {
+    private(set) var arena: [UInt8] = []
+    private(set) var spans: [Range<Int>] = []
+    private var hashes: [UInt64] = []
+    private var table: [Int32] = Array(repeating: -1, count: 64)
+
+    var count: Int { spans.count }
+
+    @inline(__always) static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0xCBF2_9CE4_8422_2325
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return h ^ (h >> 29)
+    }
+
+    mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        let h = Self.hash(bytes)
+        let mask = table.count - 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let id = table[slot]
+            if id < 0 { break }
+            if hashes[Int(id)] == h && equals(Int(id), bytes) { return id }
+            slot = (slot + 1) & mask
+        }
+        let id = Int32(spans.count)
+        let start = arena.count
+        arena.append(contentsOf: bytes)
+        spans.append(start..<arena.count)
+        hashes.append(h)
+        table[slot] = id
+        if spans.count * 2 > table.count { grow() }
+        return id
+    }
+
+    mutating func intern(_ string: String) -> Int32 {
+        var s = string
+        return s.withUTF8 { intern(UnsafeRawBufferPointer($0)) }
+    }
+
+    private func equals(_ id: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let span = spans[id]
+        guard span.count == bytes.count else { return false }
+        return arena.withUnsafeBytes { a in
+            span.count == 0 || memcmp(a.baseAddress! + span.lowerBound, bytes.baseAddress!, span.count) == 0
+        }
+    }
+
+    private mutating func grow() {
+        var bigger = [Int32](repeating: -1, count: table.count * 2)
+        let mask = bigger.count - 1
+        for (id, h) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: h) & mask
+            while bigger[slot] >= 0 { slot = (slot + 1) & mask }
+            bigger[slot] = Int32(id)
+        }
+        table = bigger
+    }
+
+    func string(_ id: Int32) -> String {
+        arena.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[spans[Int(id)]]), as: UTF8.self) }
+    }
+
+    func withBytes<R>(_ id: Int32, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        arena.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[spans[Int(id)]])) }
+    }
+}

@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The samples of one day file, with strings interned into a file-local table.
+struct ParsedDayFile {
+    /// The file's `date` field (`YYYY-MM-DD`), if present.
+    var date: String?
+    var samples: [PackedSample] = []
+    var strings = ByteInterner()
+    /// Non-fatal findings (unknown keys that were ignored), with offsets.
+    var warnings: [String] = []
+}
+
+/// Parses a day file (Formats/raw-json-v1.md) into packed samples.
+///
+/// Any violation throws ``TSDBError/Kind/invalidInput`` naming the byte offset and line; the
+/// caller attributes it to the file and skips that file.
+enum DayFileParser {
+    static func parse(_ bytes: UnsafeRawBufferPointer, path: String? = nil) throws(TSDBError) -> ParsedDayFile {
+        var scanner = JSONScanner(bytes)
+        var result = ParsedDayFile()
+        do {
+            try parseTopLevel(&scanner, &result)
+        } catch {
+            throw TSDBError(.invalidInput, error.message, path: path, offset: error.offset, line: scanner.line(of: error.offset))
+        }
+        return result
+    }
+
+    private static func parseTopLevel(_ s: inout JSONScanner, _ out: inout ParsedDayFile) throws(JSONScanner.Failure) {
+        if s.bytes.isEmpty { throw s.fail("empty file, expected a JSON object") }
+        if s.bytes.count >= 3 && s.bytes[0] == 0xEF && s.bytes[1] == 0xBB && s.bytes[2] == 0xBF {
+            throw s.fail("file starts with a UTF-8 byte order mark; day files must be plain UTF-8 JSON", at: 0)
+        }
+        s.skipWhitespace()
+        guard s.peek() == UInt8(ascii: "{") else {
+            throw s.fail("expected the day file to be a JSON object, found \(s.describeFound())")
+        }
+        s.position += 1
+        var seen = Set<String>()
+        var sawSamples = false
+        if !s.consume(UInt8(ascii: "}")) {
+            repeat {
+                s.skipWhitespace()
+                let keyOffset = s.position
+                let key = s.text(try s.string("object key"))
+                guard seen.insert(key).inserted else { throw s.fail("duplicate key \"\(key)\" in the day file", at: keyOffset) }
+                try s.expect(UInt8(ascii: ":"), "':' after key")
+                switch key {
+                case "samples":
+                    sawSamples = true
+                    try parseSamples(&s, &out)
+                case "date":
+                    s.skipWhitespace()
+                    let at = s.position
+                    let token = try s.string("\"date\"")
+                    let date = s.text(token)
+                    guard isCalendarDate(date) else { throw s.fail("\"date\" is \"\(date)\", expected an existing date YYYY-MM-DD", at: at) }
+                    out.date = date
+                default:
+                    try s.skipValue(depth: 1)
+                }
+            } while s.consume(UInt8(ascii: ","))
+            try s.expect(UInt8(ascii: "}"), "',' or '}' after a top-level member")
+        }
+        s.skipWhitespace()
+        guard s.atEnd else { throw s.fail("unexpected content after the top-level object") }
+        guard sawSamples else { throw s.fail("the day file has no \"samples\" array", at: 0) }
+    }
+
+    static func isCalendarDate(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        guard u.count == 10, u[4] == 45, u[7] == 45 else { return false }
+        func num(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for i in r { guard u[i] >= 48 && u[i] <= 57 else { return nil }; v = v * 10 + Int(u[i] - 48) }
+            return v
+        }
+        guard let y = num(0..<4), let m = num(5..<7), let d = num(8..<10), (1...12).contains(m) else { return false }
+        return d >= 1 && d <= ISO8601.daysInMonth(year: y, month: m)
+    }
+
+    private static func parseSamples(_ s: inout JSONScanner, _ out: inout ParsedDayFile) throws(JSONScanner.Failure) {
+        s.skipWhitespace()
+        guard s.peek() == UInt8(ascii: "[") else { throw s.fail("\"samples\" must be an array, found \(s.describeFound())") }
+        s.position += 1
+        if s.consume(UInt8(ascii: "]")) { return }
+        var index = 0
+        var metadataScratch = ByteWriter()
+        repeat {
+            try parseSample(&s, &out, index: index, scratch: &metadataScratch)
+            index += 1
+        } while s.consume(UInt8(ascii: ","))
+        try s.expect(UInt8(ascii: "]"), "',' or ']' after a sample")
+    }
+
+    private static let fieldType = 1 << 0, fieldStart = 1 << 1, fieldEnd = 1 << 2, fieldValue = 1 << 3
+    private static let fieldUnit = 1 << 4, fieldSource = 1 << 5, fieldDevice = 1 << 6, fieldMetadata = 1 << 7
+
+    private static func parseSample(_ s: inout JSONScanner, _ out: inout ParsedDayFile, index: Int, scratch: inout ByteWriter) throws(JSONScanner.Failure) {
+        s.skipWhitespace()
+        let sampleOffset = s.position
+        guard s.peek() == UInt8(ascii: "{") else { throw s.fail("samples[\(index)] must be an object, found \(s.describeFound())") }
+        s.position += 1
+        var seen = 0
+        var sample = PackedSample(start: 0, end: 0, mantissa: 0, forms: 0, type: 0, unit: PackedSample.absent,
+                                  source: PackedSample.absent, device: PackedSample.absent,
+                                  metadata: PackedSample.absent, valueTag: ValueTag.absent)
+        var startForm = TimeForm.zulu, endForm = TimeForm.zulu
+        if !s.consume(UInt8(ascii: "}")) {
+            repeat {
+                s.skipWhitespace()
+                let keyOffset = s.position
+                let key = try s.string("key in samples[\(index)]")
+                let field = try s.withContent(key) { fieldBit($0) }
+                try s.expect(UInt8(ascii: ":"), "':' after key")
+                if field != 0 {
+                    guard seen & field == 0 else {
+                        throw s.fail("duplicate key \"\(s.text(key))\" in samples[\(index)]", at: keyOffset)
+                    }
+                    seen |= field
+                }
+                s.skipWhitespace()
+                let valueOffset = s.position
+                switch field {
+                case fieldType:
+                    let t = try s.string("samples[\(index)].type")
+                    guard t.end > t.start else { throw s.fail("samples[\(index)].type is empty", at: valueOffset) }
+                    sample.type = try s.withContent(t) { out.strings.intern($0) }
+                case fieldStart, fieldEnd:
+                    let name = field == fieldStart ? "start" : "end"
+                    let t = try s.string("samples[\(index)].\(name)")
+                    let stamp: Timestamp
+                    do {
+                        stamp = try s.withContent(t) { (b) throws(JSONScanner.Failure) -> Timestamp in
+                            do throws(ISO8601.Failure) { return try ISO8601.parse(b) } catch {
+                                throw JSONScanner.Failure(message: "samples[\(index)].\(name) \"\(String(decoding: b, as: UTF8.self))\": \(error.message)", offset: valueOffset)
+                            }
+                        }
+                    }
+                    if field == fieldStart { sample.start = stamp.microseconds; startForm = stamp.form } else { sample.end = stamp.microseconds; endForm = stamp.form }
+                case fieldValue:
+                    if try s.consumeNull() { sample.valueTag = ValueTag.null; break }
+                    let c = s.peek()
+                    guard c == UInt8(ascii: "-") || s.isDigit(c) else {
+                        throw s.fail("samples[\(index)].value must be a number or null, found \(s.describeFound())")
+                    }
+                    let range = try s.number()
+                    try s.checkFinite(range)
+                    if let d = exactDecimal(UnsafeRawBufferPointer(rebasing: s.bytes[range])) {
+                        sample.mantissa = d.mantissa
+                        sample.valueTag = ValueTag.decimalBase + d.scale
+                    } else {
+                        sample.mantissa = Int64(out.strings.intern(UnsafeRawBufferPointer(rebasing: s.bytes[range])))
+                        sample.valueTag = ValueTag.numberText
+                    }
+                case fieldUnit, fieldSource, fieldDevice:
+                    let id: Int32
+                    if try s.consumeNull() {
+                        id = PackedSample.null
+                    } else {
+                        let t = try s.string("samples[\(index)].\(s.text(key))")
+                        id = try s.withContent(t) { out.strings.intern($0) }
+                    }
+                    if field == fieldUnit { sample.unit = id } else if field == fieldSource { sample.source = id } else { sample.device = id }
+                case fieldMetadata:
+                    if try s.consumeNull() { sample.metadata = PackedSample.null; break }
+                    guard s.peek() == UInt8(ascii: "{") else {
+                        throw s.fail("samples[\(index)].metadata must be an object or null, found \(s.describeFound())")
+                    }
+                    scratch = ByteWriter()
+                    try s.canonicalValue(into: &scratch, depth: 2)
+                    sample.metadata = scratch.bytes.withUnsafeBytes { out.strings.intern($0) }
+                default:
+                    out.warnings.append("samples[\(index)]: ignored unknown key \"\(s.text(key))\" at offset \(keyOffset)")
+                    try s.skipValue(depth: 2)
+                }
+            } while s.consume(UInt8(ascii: ","))
+            try s.expect(UInt8(ascii: "}"), "',' or '}' in samples[\(index)]")
+        }
+        for (bit, name) in [(fieldType, "type"), (fieldStart, "start"), (fieldEnd, "end")] where seen & bit == 0 {
+            throw s.fail("samples[\(index)] has no \"\(name)\"", at: sampleOffset)
+        }
+        guard sample.end >= sample.start else {
+            throw s.fail("samples[\(index)] ends before it starts (end \(ISO8601.format(sample.end, endForm)) < start \(ISO8601.format(sample.start, startForm)))", at: sampleOffset)
+        }
+        sample.forms = TimeForm.pair(startForm, endForm)
+        out.samples.append(sample)
+    }
+
+    @inline(__always) private static func fieldBit(_ k: UnsafeRawBufferPointer) -> Int {
+        func eq(_ lit: StaticString) -> Bool {
+            lit.utf8CodeUnitCount == k.count && memcmp(lit.utf8Start, k.baseAddress!, k.count) == 0
+        }
+        switch k.count {
+        case 3: return eq("end") ? fieldEnd : 0
+        case 4: return eq("type") ? fieldType : eq("unit") ? fieldUnit : 0
+        case 5: return eq("start") ? fieldStart : eq("value") ? fieldValue : 0
+        case 6: return eq("source") ? fieldSource : eq("device") ? fieldDevice : 0
+        case 8: return eq("metadata") ? fieldMetadata : 0
+        default: return 0
+        }
+    }
+
+    /// A JSON number as an exact short decimal, or nil when it needs the text fallback
+    /// (exponent, more than 18 significant digits or fraction digits, negative zero).
+    static func exactDecimal(_ t: UnsafeRawBufferPointer) -> ExactDecimal? {
+        var i = 0
+        let negative = t[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var mantissa: Int64 = 0
+        var digits = 0
+        var scale = 0
+        var inFraction = false
+        while i < t.count {
+            let b = t[i]
+            if b == UInt8(ascii: ".") { inFraction = true; i += 1; continue }
+            guard b >= 48 && b <= 57 else { return nil }
+            if digits > 0 || b != 48 { digits += 1 }
+            guard digits <= 18 else { return nil }
+            mantissa = mantissa * 10 + Int64(b - 48)
+            if inFraction { scale += 1 }
+            i += 1
+        }
+        guard scale <= Int(ValueTag.maxScale) else { return nil }
+        if negative && mantissa == 0 { return nil }
+        return ExactDecimal(mantissa: negative ? -mantissa : mantissa, scale: UInt8(scale))
+    }
+}

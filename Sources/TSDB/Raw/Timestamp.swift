@@ -1,0 +1,214 @@
+/// How a timestamp was written, so it can be written back exactly:
+/// its UTC offset, whether the offset was spelled `Z`, and how many fraction digits it had.
+public struct TimeForm: Hashable, Sendable {
+    /// Offset from UTC in minutes (`+08:00` is 480).
+    public var offsetMinutes: Int16
+    /// Digits after the seconds' decimal point, 0–9 (only the first 6 may be non-zero).
+    public var fractionDigits: UInt8
+    /// The offset was written `Z` rather than `+00:00`.
+    public var isZulu: Bool
+
+    public init(offsetMinutes: Int16 = 0, fractionDigits: UInt8 = 0, isZulu: Bool = false) {
+        self.offsetMinutes = offsetMinutes
+        self.fractionDigits = fractionDigits
+        self.isZulu = isZulu
+    }
+
+    public static let zulu = TimeForm(offsetMinutes: 0, fractionDigits: 0, isZulu: true)
+}
+
+/// An instant with microsecond precision plus the form it was written in.
+public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Microseconds since 1970-01-01T00:00:00Z.
+    public var microseconds: Int64
+    public var form: TimeForm
+
+    public init(microseconds: Int64, form: TimeForm = .zulu) {
+        self.microseconds = microseconds
+        self.form = form
+    }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
+
+    /// The ISO 8601 text in the timestamp's own form.
+    public var description: String { ISO8601.format(microseconds, form) }
+
+    /// Parses RFC 3339 / ISO 8601 extended format: `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±HH:MM)`.
+    public init?(_ text: String) {
+        var text = text
+        guard let parsed = text.withUTF8({ try? ISO8601.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = parsed
+    }
+}
+
+/// Hand-written ISO 8601 parsing and formatting (no Foundation, no ICU; ~ns per timestamp).
+enum ISO8601 {
+    struct Failure: Error { var message: String }
+
+    static let microsPerSecond: Int64 = 1_000_000
+    static let microsPerDay: Int64 = 86_400 * microsPerSecond
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
+    @inline(__always) static func days(year: Int, month: Int, day: Int) -> Int64 {
+        let y = Int64(month <= 2 ? year - 1 : year)
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let m = Int64(month)
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The date of a day number (`civil_from_days`).
+    @inline(__always) static func civil(_ z: Int64) -> (year: Int, month: Int, day: Int) {
+        let z = z + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
+    }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    static func parse(_ s: UnsafeRawBufferPointer) throws(Failure) -> Timestamp {
+        let n = s.count
+        guard n >= 20 else { throw Failure(message: "timestamp too short, expected YYYY-MM-DDTHH:MM:SS and a zone") }
+        func digits(_ at: Int, _ count: Int) throws(Failure) -> Int {
+            var v = 0
+            for i in at..<at + count {
+                let d = Int(s[i]) &- 48
+                guard d >= 0 && d <= 9 else { throw Failure(message: "expected a digit at character \(i + 1) of the timestamp") }
+                v = v * 10 + d
+            }
+            return v
+        }
+        func sep(_ at: Int, _ c: UInt8, _ name: String) throws(Failure) {
+            guard s[at] == c else { throw Failure(message: "expected '\(name)' at character \(at + 1) of the timestamp") }
+        }
+        let year = try digits(0, 4)
+        try sep(4, UInt8(ascii: "-"), "-")
+        let month = try digits(5, 2)
+        try sep(7, UInt8(ascii: "-"), "-")
+        let day = try digits(8, 2)
+        try sep(10, UInt8(ascii: "T"), "T")
+        let hour = try digits(11, 2)
+        try sep(13, UInt8(ascii: ":"), ":")
+        let minute = try digits(14, 2)
+        try sep(16, UInt8(ascii: ":"), ":")
+        let second = try digits(17, 2)
+        guard month >= 1 && month <= 12 else { throw Failure(message: "month \(month) is not 01–12") }
+        guard day >= 1 && day <= daysInMonth(year: year, month: month) else {
+            throw Failure(message: "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)")
+        }
+        guard hour <= 23 else { throw Failure(message: "hour \(hour) is not 00–23") }
+        guard minute <= 59 else { throw Failure(message: "minute \(minute) is not 00–59") }
+        guard second <= 59 else { throw Failure(message: "second \(second) is not 00–59 (leap seconds are not accepted)") }
+        var i = 19
+        var micros: Int64 = 0
+        var fractionDigits = 0
+        if i < n && s[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < n, s[i] >= 48, s[i] <= 57 {
+                let d = Int64(s[i] - 48)
+                if fractionDigits < 6 {
+                    micros = micros * 10 + d
+                } else if d != 0 {
+                    throw Failure(message: "sub-microsecond precision is not supported")
+                }
+                fractionDigits += 1
+                i += 1
+            }
+            guard fractionDigits >= 1 else { throw Failure(message: "expected digits after '.' in the timestamp") }
+            guard fractionDigits <= 9 else { throw Failure(message: "more than 9 fraction digits") }
+            if fractionDigits < 6 { for _ in fractionDigits..<6 { micros *= 10 } }
+        }
+        guard i < n else { throw Failure(message: "missing zone: expected 'Z' or ±HH:MM") }
+        var offset = 0
+        var zulu = false
+        if s[i] == UInt8(ascii: "Z") {
+            zulu = true
+            i += 1
+        } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+            guard i + 6 <= n else { throw Failure(message: "truncated zone offset, expected ±HH:MM") }
+            let oh = try digits(i + 1, 2)
+            try sep(i + 3, UInt8(ascii: ":"), ":")
+            let om = try digits(i + 4, 2)
+            guard oh <= 23, om <= 59 else { throw Failure(message: "zone offset \(oh):\(om) is out of range") }
+            offset = (oh * 60 + om) * (s[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            throw Failure(message: "expected 'Z' or ±HH:MM after the time, found '\(Character(Unicode.Scalar(s[i])))'")
+        }
+        guard i == n else { throw Failure(message: "unexpected characters after the zone") }
+        let local = days(year: year, month: month, day: day) * microsPerDay
+            + Int64(hour * 3600 + minute * 60 + second) * microsPerSecond + micros
+        return Timestamp(
+            microseconds: local - Int64(offset) * 60 * microsPerSecond,
+            form: TimeForm(offsetMinutes: Int16(offset), fractionDigits: UInt8(fractionDigits), isZulu: zulu))
+    }
+
+    static func format(_ micros: Int64, _ form: TimeForm) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(32)
+        append(micros, form, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the ISO 8601 text of an instant in `form` to `out`.
+    static func append(_ micros: Int64, _ form: TimeForm, to out: inout [UInt8]) {
+        let local = micros + Int64(form.offsetMinutes) * 60 * microsPerSecond
+        let (dayNumber, inDay) = floorDivide(local, microsPerDay)
+        let (y, m, d) = civil(dayNumber)
+        let secondOfDay = Int(inDay / microsPerSecond)
+        let fraction = Int(inDay % microsPerSecond)
+        func put(_ v: Int, _ width: Int) {
+            var digits = [UInt8](repeating: 48, count: width)
+            var v = v
+            for k in stride(from: width - 1, through: 0, by: -1) {
+                digits[k] = UInt8(48 + v % 10)
+                v /= 10
+            }
+            out.append(contentsOf: digits)
+        }
+        put(y, 4); out.append(UInt8(ascii: "-")); put(m, 2); out.append(UInt8(ascii: "-")); put(d, 2)
+        out.append(UInt8(ascii: "T"))
+        put(secondOfDay / 3600, 2); out.append(UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, 2); out.append(UInt8(ascii: ":"))
+        put(secondOfDay % 60, 2)
+        if form.fractionDigits > 0 {
+            out.append(UInt8(ascii: "."))
+            let digits = Int(form.fractionDigits)
+            if digits <= 6 {
+                var f = fraction
+                for _ in digits..<6 { f /= 10 }
+                put(f, digits)
+            } else {
+                put(fraction, 6)
+                for _ in 6..<digits { out.append(48) }
+            }
+        }
+        if form.isZulu {
+            out.append(UInt8(ascii: "Z"))
+        } else {
+            let o = Int(form.offsetMinutes)
+            out.append(o < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            put(abs(o) / 60, 2); out.append(UInt8(ascii: ":")); put(abs(o) % 60, 2)
+        }
+    }
+
+    @inline(__always) static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a / b, r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+}

@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A read-only memory mapping of a whole file.
+///
+/// The mapping lives exactly as long as this object; ``withBytes(_:)`` is the only way to reach
+/// the bytes, so nothing can hold a pointer past `munmap`. Pages are mapped `PROT_READ`, so
+/// mapped bytes can never be written.
+final class MappedFile: @unchecked Sendable {
+    let path: String
+    let count: Int
+    private let base: UnsafeRawPointer?
+
+    init(path: String) throws(TSDBError) {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.ioError("cannot open", path) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Self.ioError("cannot stat", path) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw TSDBError(.invalidInput, "not a regular file", path: path)
+        }
+        count = Int(st.st_size)
+        if count == 0 {
+            base = nil
+            return
+        }
+        let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
+        guard let p, p != MAP_FAILED else { throw Self.ioError("cannot mmap \(count) bytes of", path) }
+        base = UnsafeRawPointer(p)
+    }
+
+    deinit {
+        if let base { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+    }
+
+    /// Asks the kernel to read ahead: the caller is about to scan the whole file.
+    func adviseSequential() {
+        if let base { madvise(UnsafeMutableRawPointer(mutating: base), count, Int32(MADV_SEQUENTIAL)) }
+    }
+
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    static func ioError(_ what: String, _ path: String) -> TSDBError {
+        let code = errno
+        return TSDBError(.io, "\(what) file: \(String(cString: strerror(code)))", path: path, errno: code)
+    }
+}

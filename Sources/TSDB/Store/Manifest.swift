@@ -1,0 +1,99 @@
+/// The store's current state: which segment files make it up and which raw files they came from.
+///
+/// Binary, little-endian, CRC-32C protected (Formats/manifest-v1.md). It is replaced atomically
+/// (temporary file, fsync, rename, directory fsync), so a reader sees one whole generation.
+public struct Manifest: Sendable, Equatable {
+    static let magic: [UInt8] = Array("TSDBMAN".utf8) + [0]
+    static let version: UInt16 = 1
+
+    public struct SegmentEntry: Sendable, Equatable {
+        public var type: String
+        public var year: Int
+        public var month: Int
+        /// Relative to the store directory.
+        public var path: String
+        public var fileSize: Int
+        /// CRC-32C of the whole segment file.
+        public var fileCRC: UInt32
+        public var sampleCount: Int
+        public var firstStart: Int64
+        public var lastStart: Int64
+        public var maxEnd: Int64
+    }
+
+    public struct RawFileEntry: Sendable, Equatable {
+        /// Relative to `raw/`, e.g. `2025/03/2025-03-01.json`.
+        public var path: String
+        public var size: Int
+        public var mtimeNanoseconds: Int64
+        public var sampleCount: Int
+    }
+
+    public var generation: UInt64 = 0
+    public var segments: [SegmentEntry] = []
+    public var rawFiles: [RawFileEntry] = []
+
+    public init() {}
+
+    func encode() -> [UInt8] {
+        var w = ByteWriter()
+        w.append(Self.magic)
+        w.u16(Self.version)
+        w.u16(0)
+        w.u64(generation)
+        w.uvarint(UInt64(segments.count))
+        for s in segments {
+            w.string(s.type); w.u16(UInt16(s.year)); w.u8(UInt8(s.month)); w.string(s.path)
+            w.u64(UInt64(s.fileSize)); w.u32(s.fileCRC); w.u64(UInt64(s.sampleCount))
+            w.i64(s.firstStart); w.i64(s.lastStart); w.i64(s.maxEnd)
+        }
+        w.uvarint(UInt64(rawFiles.count))
+        for r in rawFiles {
+            w.string(r.path); w.u64(UInt64(r.size)); w.i64(r.mtimeNanoseconds); w.u64(UInt64(r.sampleCount))
+        }
+        w.u32(CRC32C.checksum(w.bytes))
+        return w.bytes
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(TSDBError) -> Manifest {
+        do throws(TSDBError) {
+            guard bytes.count >= 24 else { throw TSDBError.corrupt("manifest is \(bytes.count) bytes, too short", offset: 0) }
+            let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 4])
+            var r = ByteReader(bytes, context: "manifest")
+            guard try r.bytes(8, "magic").elementsEqual(magic) else { throw TSDBError.corrupt("bad manifest magic", offset: 0) }
+            let version = try r.u16("version")
+            guard version == Self.version else {
+                throw TSDBError(.unsupportedVersion, "manifest version \(version); this build reads version \(Self.version)", offset: 8)
+            }
+            let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+            let computed = CRC32C.checksum(body)
+            guard stored == computed else {
+                throw TSDBError.corrupt("manifest CRC is \(hex32(stored)), computed \(hex32(computed))", offset: bytes.count - 4)
+            }
+            _ = try r.u16("flags")
+            var m = Manifest()
+            m.generation = try r.u64("generation")
+            let ns = try r.count("segment count", limit: r.remaining / 40)
+            for _ in 0..<ns {
+                m.segments.append(SegmentEntry(
+                    type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")),
+                    path: try r.string("path"), fileSize: Int(try r.u64("file size")), fileCRC: try r.u32("file CRC"),
+                    sampleCount: Int(try r.u64("sample count")), firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
+            }
+            let nr = try r.count("raw file count", limit: r.remaining / 25)
+            for _ in 0..<nr {
+                m.rawFiles.append(RawFileEntry(path: try r.string("raw path"), size: Int(try r.u64("size")),
+                                               mtimeNanoseconds: try r.i64("mtime"), sampleCount: Int(try r.u64("sample count"))))
+            }
+            guard r.remaining == 4 else { throw r.fail("\(r.remaining - 4) unexpected bytes before the CRC") }
+            return m
+        } catch {
+            throw error.at(path: path)
+        }
+    }
+
+    static func read(at path: String) throws(TSDBError) -> Manifest {
+        let file = try MappedFile(path: path)
+        return try file.withBytes { (b) throws(TSDBError) in try decode(b, path: path) }
+    }
+}

@@ -1,0 +1,54 @@
+/// Where things live for one Apple Health folder:
+///
+///     <apple-health>/raw/YYYY/MM/YYYY-MM-DD.json   the day files (source of truth, never written)
+///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v1.md)
+///     <apple-health>/tsdb/segments/<type>/<YYYY-MM>.g<generation>.seg
+public struct StoreLayout: Sendable, Equatable {
+    /// The folder that holds `raw/`.
+    public let appleHealthDirectory: String
+
+    public var rawDirectory: String { appleHealthDirectory + "/raw" }
+    public var storeDirectory: String { appleHealthDirectory + "/tsdb" }
+    public var segmentsDirectory: String { storeDirectory + "/segments" }
+    public var manifestPath: String { storeDirectory + "/MANIFEST" }
+    public var typesFilePath: String { appleHealthDirectory + "/types.json" }
+
+    public init(appleHealthDirectory: String) {
+        var dir = appleHealthDirectory
+        while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
+        self.appleHealthDirectory = dir
+    }
+
+    /// Resolves a user-given folder: the store itself (`…/tsdb`), the folder holding `raw/`, a
+    /// `raw/` folder, or a life-db `imports/` root holding `fitness/apple-health/`.
+    public static func locate(_ path: String) throws(TSDBError) -> StoreLayout {
+        var p = path
+        while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
+        guard FileSystem.isDirectory(p) else { throw TSDBError(.notFound, "no such folder", path: path) }
+        let candidates = [p, p + "/fitness/apple-health"]
+        for c in candidates where FileSystem.isDirectory(c + "/raw") || FileSystem.exists(c + "/tsdb/MANIFEST") {
+            return StoreLayout(appleHealthDirectory: c)
+        }
+        if p.hasSuffix("/raw") || p == "raw" { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
+        if FileSystem.exists(p + "/MANIFEST") { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
+        throw TSDBError(.notFound, "found neither raw/ nor fitness/apple-health/raw/ nor a tsdb store (MANIFEST) here", path: path)
+    }
+
+    /// A file-system-safe folder name for a type identifier (HealthKit ids pass through unchanged).
+    static func directoryName(forType type: String) -> String {
+        let safe = type.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
+        }
+        if safe && !type.isEmpty && type.utf8.count <= 200 { return type }
+        return "x-" + hex(Array(type.utf8.prefix(90))) + "-" + String(CRC32C.checksum(type), radix: 16)
+    }
+
+    static func segmentRelativePath(type: String, year: Int, month: Int, generation: UInt64) -> String {
+        "segments/\(directoryName(forType: type))/\(monthKey(year: year, month: month)).g\(generation).\(SegmentFormat.fileExtension)"
+    }
+}
+
+func monthKey(year: Int, month: Int) -> String {
+    let y = String(year), m = String(month)
+    return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + (m.count == 1 ? "0" : "") + m
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few POSIX file operations the engine needs, with errors that name the path.
+enum FileSystem {
+    struct Entry {
+        var name: String
+        var isDirectory: Bool
+        var isSymlink: Bool
+    }
+
+    static func list(_ directory: String) throws(TSDBError) -> [Entry] {
+        guard let dir = opendir(directory) else { throw MappedFile.ioError("cannot list", directory) }
+        defer { closedir(dir) }
+        var entries: [Entry] = []
+        while let ent = readdir(dir) {
+            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            var st = stat()
+            guard lstat(directory + "/" + name, &st) == 0 else { continue }
+            let kind = st.st_mode & S_IFMT
+            entries.append(Entry(name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Size and modification time (ns since the epoch) of a file, following links.
+    static func status(_ path: String) throws(TSDBError) -> (size: Int, mtimeNanoseconds: Int64) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw MappedFile.ioError("cannot stat", path) }
+        #if canImport(Darwin)
+        let ns = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        #else
+        let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        #endif
+        return (Int(st.st_size), ns)
+    }
+
+    static func makeDirectories(_ path: String) throws(TSDBError) {
+        if isDirectory(path) { return }
+        let parent = parentDirectory(path)
+        if parent != path && !parent.isEmpty { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw MappedFile.ioError("cannot create directory", path) }
+    }
+
+    static func parentDirectory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    /// Publishes `bytes` at `path` atomically: write a temporary file, fsync it, rename it over
+    /// `path`, fsync the directory. A crash leaves either the old file or the new one.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, syncDirectory: Bool = true) throws(TSDBError) {
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MappedFile.ioError("cannot create", temporary) }
+        var ok = false
+        defer {
+            if !ok { close(fd); unlink(temporary) }
+        }
+        try writeAll(fd, bytes, path: temporary)
+        guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
+        guard close(fd) == 0 else { ok = true; unlink(temporary); throw MappedFile.ioError("cannot close", temporary) }
+        ok = true
+        guard rename(temporary, path) == 0 else {
+            let e = MappedFile.ioError("cannot rename into place", path)
+            unlink(temporary)
+            throw e
+        }
+        if syncDirectory { try self.syncDirectory(parentDirectory(path)) }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(TSDBError) {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MappedFile.ioError("cannot write", path)
+            }
+            written += n
+        }
+    }
+
+    static func syncDirectory(_ path: String) throws(TSDBError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw MappedFile.ioError("cannot open directory", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync directory", path) }
+    }
+
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+
+    static func removeDirectoryIfEmpty(_ path: String) {
+        rmdir(path)
+    }
+}

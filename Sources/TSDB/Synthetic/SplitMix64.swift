@@ -1,0 +1,21 @@
+/// A small seedable generator (SplitMix64): the same seed gives the same data on every machine.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Approximately normal (sum of uniforms), mean 0, standard deviation 1.
+    mutating func gaussian() -> Double {
+        var s = 0.0
+        for _ in 0..<6 { s += Double.random(in: 0..<1, using: &self) }
+        return (s - 3) * 1.41
+    }
+}

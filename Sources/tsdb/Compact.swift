@@ -1,0 +1,62 @@
+import ArgumentParser
+import TSDB
+
+struct Compact: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compact raw day files into segments.",
+        discussion: "DIR is the folder holding raw/ (…/fitness/apple-health) or a life-db imports/ root. The store is written to DIR's tsdb/ folder; raw files are only read. Exit status 2 means some files were skipped (listed on stderr).")
+
+    @Argument(help: "Folder holding raw/, or an imports/ root.")
+    var directory: String
+
+    @Option(help: "Block compressor: zstd, lz4 or none.")
+    var codec: String = "zstd"
+
+    @Option(help: "Samples per block.")
+    var blockSize: Int = 1024
+
+    @Flag(help: "Rebuild every segment from scratch (currently every compaction is a full rebuild).")
+    var rebuild = false
+
+    @Flag(help: "Print warnings (e.g. ignored unknown keys).")
+    var verbose = false
+
+    func run() throws {
+        let layout = try StoreLayout.locate(directory)
+        var options = CompactionOptions()
+        guard let c = BlockCodec.allCases.first(where: { $0.description == codec }) else {
+            throw ValidationError("--codec must be zstd, lz4 or none")
+        }
+        guard (1...65_536).contains(blockSize) else { throw ValidationError("--block-size must be 1...65536") }
+        options.codec = c
+        options.blockSamples = blockSize
+        let report = try compact(layout, options)
+        if report.isPartial { throw ExitCode(2) }
+    }
+
+    func compact(_ layout: StoreLayout, _ options: CompactionOptions) throws -> CompactionReport {
+        var bar = ProgressBar("compacting")
+        let report = try Compactor(layout: layout, options: options).run { p in
+            bar.update(done: p.bytesDone, total: p.bytesTotal, detail: "\(p.filesDone)/\(p.filesTotal) files")
+        }
+        bar.finish()
+        for e in report.skipped { printError("skipped: \(e)") }
+        if verbose { for w in report.warnings { printError("warning: \(w)") } }
+        else if !report.warnings.isEmpty { printError("\(report.warnings.count) warnings (run with --verbose to list them)") }
+        print(summary(report, layout))
+        return report
+    }
+}
+
+func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
+    let mbps = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
+    let bps = r.samplesStored > 0 ? Double(r.segmentBytes) / Double(r.samplesStored) : 0
+    return """
+    compacted \(formatCount(r.filesRead)) day files (\(formatBytes(r.bytesRead)) of JSON) in \(fixed(r.elapsedSeconds, 2)) s — \(fixed(mbps, 0)) MB/s
+      samples:   \(formatCount(r.samplesRead)) read, \(formatCount(r.samplesStored)) stored (\(formatCount(r.duplicatesDropped)) duplicates across day files)
+      types:     \(r.types)
+      segments:  \(formatCount(r.segmentsWritten)) files, \(formatBytes(r.segmentBytes)), \(fixed(bps, 2)) bytes/sample
+      skipped:   \(r.skipped.count) files\(r.skipped.isEmpty ? "" : " (see above)")
+      store:     \(layout.storeDirectory) (generation \(r.generation))
+    """
+}
