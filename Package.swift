@@ -36,7 +36,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TSDBTests",
-            dependencies: ["TSDB"]
+            dependencies: ["TSDB", "tsdb"]
         ),
     ]
 )

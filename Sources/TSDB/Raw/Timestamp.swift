@@ -83,7 +83,7 @@ enum ISO8601 {
 
     static func parse(_ s: UnsafeRawBufferPointer) throws(Failure) -> Timestamp {
         let n = s.count
-        guard n >= 20 else { throw Failure(message: "timestamp too short, expected YYYY-MM-DDTHH:MM:SS and a zone") }
+        guard n >= 19 else { throw Failure(message: "timestamp too short, expected YYYY-MM-DDTHH:MM:SS and a zone") }
         func digits(_ at: Int, _ count: Int) throws(Failure) -> Int {
             var v = 0
             for i in at..<at + count {

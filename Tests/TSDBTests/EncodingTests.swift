@@ -1,0 +1,175 @@
+import Testing
+@testable import TSDB
+
+@Suite struct CRC32CTests {
+    @Test func checkValue() {
+        #expect(CRC32C.checksum("123456789") == 0xE306_9283)
+    }
+
+    @Test func knownVectors() {
+        // RFC 3720 B.4: 32 bytes of zeros, of 0xFF, and ascending bytes.
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
+        #expect(CRC32C.checksum((0..<32).map { UInt8($0) }) == 0x46DD_794E)
+        #expect(CRC32C.checksum([]) == 0)
+    }
+
+    @Test func slicedEqualsBytewise() {
+        var rng = SplitMix64(seed: 7)
+        for n in [1, 7, 8, 9, 15, 16, 17, 100, 1000] {
+            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var crc: UInt32 = ~0
+            for b in bytes {
+                crc ^= UInt32(b)
+                for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            }
+            #expect(CRC32C.checksum(bytes) == ~crc, "length \(n)")
+        }
+    }
+}
+
+@Suite struct VarintTests {
+    @Test func zigzagBoundaries() {
+        for v: Int64 in [0, -1, 1, -2, 2, .max, .min, .max - 1, .min + 1] {
+            #expect(ZigZag.decode(ZigZag.encode(v)) == v)
+        }
+        #expect(ZigZag.encode(0) == 0 && ZigZag.encode(-1) == 1 && ZigZag.encode(1) == 2 && ZigZag.encode(.min) == .max)
+    }
+
+    @Test func varintRoundTripAndLengths() throws {
+        var values: [UInt64] = [0, 1, 127, 128, 16383, 16384, .max, .max - 1]
+        for p in 0..<64 { values += [1 << UInt64(p), (1 << UInt64(p)) - 1, (1 << UInt64(p)) + 1] }
+        var w = ByteWriter()
+        for v in values { w.uvarint(v) }
+        try w.bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(buf, context: "test")
+            for v in values { #expect(try r.uvarint() == v) }
+            #expect(r.isAtEnd)
+        }
+        var one = ByteWriter(); one.uvarint(.max)
+        #expect(one.count == 10)
+    }
+
+    @Test func varintOverlongIsCorruption() {
+        let bytes: [UInt8] = Array(repeating: 0xFF, count: 10) + [0x01]
+        bytes.withUnsafeBytes { buf in
+            var r = ByteReader(buf, context: "test")
+            #expect(throws: TSDBError.self) { try r.uvarint() }
+        }
+        let truncated: [UInt8] = [0x80, 0x80]
+        truncated.withUnsafeBytes { buf in
+            var r = ByteReader(buf, context: "test")
+            #expect(throws: TSDBError.self) { try r.uvarint() }
+        }
+    }
+}
+
+@Suite struct IntColumnTests {
+    func roundTrip(_ values: [Int64]) throws -> [Int64] {
+        var w = ByteWriter()
+        values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
+        var bytes = w.bytes
+        let encodedLength = bytes.count
+        bytes += [UInt8](repeating: 0xAB, count: IntColumn.readSlack) // slack must not leak into values
+        var out = [Int64](repeating: 0, count: values.count)
+        try bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<encodedLength]), context: "column")
+            try out.withUnsafeMutableBufferPointer { p in
+                try IntColumn.decode(&r, count: values.count, into: p.baseAddress ?? UnsafeMutablePointer(bitPattern: 8)!)
+            }
+            #expect(r.isAtEnd)
+        }
+        return out
+    }
+
+    static let boundaries: [Int64] = {
+        var v: [Int64] = [0, 1, -1, .max, .min, .max - 1, .min + 1]
+        for p in 0..<63 { let x = Int64(1) << Int64(p); v += [x, x - 1, x + 1, -x, -x - 1, -x + 1] }
+        return v
+    }()
+
+    @Test func empty() throws { #expect(try roundTrip([]) == []) }
+
+    @Test func singleValues() throws {
+        for v in Self.boundaries { #expect(try roundTrip([v]) == [v]) }
+    }
+
+    @Test func boundarySweepPairs() throws {
+        for a in Self.boundaries.prefix(40) {
+            for b in Self.boundaries {
+                #expect(try roundTrip([a, b, a]) == [a, b, a])
+            }
+        }
+    }
+
+    @Test func everyWidth() throws {
+        for width in 0...64 {
+            let top: UInt64 = width == 64 ? .max : (1 << UInt64(width)) - 1
+            let values = (0..<37).map { i in Int64(bitPattern: i % 3 == 0 ? top : UInt64(i) & top) }
+            #expect(try roundTrip(values) == values, "width \(width)")
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 100, 1024, 4099])
+    func seededRandomSeries(count: Int) throws {
+        var rng = SplitMix64(seed: UInt64(count))
+        let monotone = (0..<count).reduce(into: [Int64]()) { a, _ in a.append((a.last ?? 1_700_000_000) + Int64.random(in: 0...400, using: &rng)) }
+        let noisy = (0..<count).map { _ in Int64.random(in: .min ... .max, using: &rng) }
+        let small = (0..<count).map { _ in Int64.random(in: -3...3, using: &rng) }
+        for series in [monotone, noisy, small] { #expect(try roundTrip(series) == series) }
+    }
+
+    @Test func regularSeriesCostsNoBitsPerValue() {
+        var w = ByteWriter()
+        let values = (0..<1000).map { Int64($0) * 5 }
+        values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
+        #expect(w.count < 8)
+    }
+
+    @Test func unknownEncodingIsCorruption() {
+        let bytes: [UInt8] = [7, 0, 0] + [UInt8](repeating: 0, count: 8)
+        bytes.withUnsafeBytes { buf in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<3]), context: "column")
+            var out = [Int64](repeating: 0, count: 1)
+            #expect(throws: TSDBError.self) { try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: 1, into: $0.baseAddress!) } }
+        }
+    }
+
+    @Test func truncatedPackedBitsIsCorruption() {
+        var w = ByteWriter()
+        let values: [Int64] = (0..<100).map { $0 * 7919 % 1000 }
+        values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
+        let bytes = w.bytes + [UInt8](repeating: 0, count: 8)
+        bytes.withUnsafeBytes { buf in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<w.count - 1]), context: "column")
+            var out = [Int64](repeating: 0, count: 100)
+            #expect(throws: TSDBError.self) { try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: 100, into: $0.baseAddress!) } }
+        }
+    }
+}
+
+@Suite struct CodecTests {
+    @Test(arguments: BlockCodec.allCases)
+    func roundTrip(codec: BlockCodec) throws {
+        var rng = SplitMix64(seed: 3)
+        for n in [0, 1, 100, 70_000] {
+            let input = (0..<n).map { i in UInt8(i % 7 == 0 ? Int.random(in: 0...255, using: &rng) : i % 13) }
+            guard let packed = codec.compress(input) else {
+                #expect(codec != .none)
+                continue
+            }
+            var out = [UInt8](repeating: 0, count: n)
+            try packed.withUnsafeBytes { src in try out.withUnsafeMutableBytes { try codec.decompress(src, into: $0) } }
+            #expect(out == input)
+        }
+    }
+
+    @Test(arguments: [BlockCodec.zstd, .lz4])
+    func garbageIsCorruption(codec: BlockCodec) {
+        let garbage: [UInt8] = (0..<64).map { UInt8(($0 * 37) & 0xFF) }
+        var out = [UInt8](repeating: 0, count: 100)
+        #expect(throws: TSDBError.self) {
+            try garbage.withUnsafeBytes { src in try out.withUnsafeMutableBytes { try codec.decompress(src, into: $0) } }
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+@testable import TSDB
+
+/// Builds segment bytes from samples the way the compactor does.
+func encodeSegment(_ samples: [Sample], blockSamples: Int = 64, codec: BlockCodec = .zstd) -> [UInt8] {
+    var strings = ByteInterner()
+    var packed = samples.map { PackedSample($0, strings: &strings) }
+    Compactor.sortAndDeduplicate(&packed)
+    var writer = SegmentWriter()
+    writer.blockSamples = blockSamples
+    writer.codec = codec
+    let (y, m, _) = ISO8601.civil(ISO8601.floorDivide(samples.first?.start.microseconds ?? 0, ISO8601.microsPerDay).0)
+    return packed.withUnsafeBufferPointer { writer.encode(type: samples.first?.type ?? "T", year: y, month: m, samples: $0, strings: strings) }
+}
+
+/// Opens and fully decodes a segment file.
+func readSegment(_ path: String) throws -> [Sample] {
+    let reader = try SegmentReader(path: path)
+    let block = DecodedBlock()
+    var out: [Sample] = []
+    for b in 0..<reader.blockCount {
+        try reader.decode(block: b, into: block)
+        for i in 0..<block.count { out.append(reader.sample(i, of: block)) }
+    }
+    return out
+}
+
+func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
+    var rng = SplitMix64(seed: seed)
+    var t: Int64 = 1_740_787_200_000_000 // 2025-03-01
+    let sources: [OptionalText] = [.text("watch"), .text("phone ☎"), .null, .absent]
+    let metas: [OptionalText] = [.absent, .null, .text(#"{"HKMetadataKeyHeartRateMotionContext":1}"#), .text(#"{"a":[1,"\n"]}"#)]
+    return (0..<n).map { i in
+        t += Int64.random(in: 0...3, using: &rng) == 0 ? 0 : Int64.random(in: 1...400_000_000, using: &rng)
+        let fraction = UInt8.random(in: 0...9, using: &rng)
+        let startMicros = fraction == 0 ? t / 1_000_000 * 1_000_000 : fraction < 6 ? t / 1000 * 1000 : t
+        let form = TimeForm(offsetMinutes: Int16.random(in: -720...840, using: &rng), fractionDigits: min(fraction, 6), isZulu: fraction == 7)
+        let value: SampleValue
+        switch i % 9 {
+        case 0: value = .null
+        case 1: value = .absent
+        case 2: value = .numberText("1.5e\(Int.random(in: -5...5, using: &rng))")
+        default: value = .decimal(ExactDecimal(mantissa: Int64.random(in: -100_000...100_000, using: &rng), scale: UInt8.random(in: 0...18, using: &rng)))
+        }
+        let duration = Int64.random(in: 0...2, using: &rng) == 0 ? 0 : Int64.random(in: 0...3_600_000_000, using: &rng) / 1000 * 1000
+        return Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Timestamp(microseconds: startMicros, form: form),
+                      end: Timestamp(microseconds: startMicros + duration, form: form), value: value,
+                      unit: i % 5 == 0 ? .null : .text("count/min"), source: sources[i % 4], device: sources[(i / 4) % 4],
+                      metadata: metas[Int.random(in: 0..<4, using: &rng)])
+    }
+}
+
+@Suite struct SegmentTests {
+    func sorted(_ s: [Sample]) -> [Sample] {
+        var strings = ByteInterner()
+        var packed = s.map { PackedSample($0, strings: &strings) }
+        Compactor.sortAndDeduplicate(&packed)
+        return packed.map { unpack($0, &strings) }
+    }
+
+    func withFile<R>(_ bytes: [UInt8], _ body: (String) throws -> R) rethrows -> R {
+        let folder = TemporaryFolder("segment")
+        defer { folder.cleanup() }
+        folder.write(bytes: bytes, to: "x.seg")
+        return try body(folder.path + "/x.seg")
+    }
+
+    func error(_ bytes: [UInt8]) -> TSDBError? {
+        withFile(bytes) { path in
+            do { _ = try readSegment(path); return nil } catch let e as TSDBError { return e } catch { return nil }
+        }
+    }
+
+    @Test(arguments: [(1, BlockCodec.zstd), (7, .lz4), (300, .none), (1000, .zstd), (2500, .lz4)])
+    func seededRoundTrip(count: Int, codec: BlockCodec) throws {
+        let input = randomSamples(count, seed: UInt64(count))
+        let bytes = encodeSegment(input, blockSamples: 128, codec: codec)
+        let decoded = try withFile(bytes) { try readSegment($0) }
+        #expect(decoded == sorted(input))
+    }
+
+    @Test func blockSummariesMatchTheData() throws {
+        let input = randomSamples(700, seed: 9)
+        let bytes = encodeSegment(input, blockSamples: 100)
+        try withFile(bytes) { path in
+            let reader = try SegmentReader(path: path)
+            let block = DecodedBlock()
+            #expect(reader.blockCount == 7)
+            for b in 0..<reader.blockCount {
+                try reader.decode(block: b, into: block)
+                let s = reader.summaries[b]
+                let values = (0..<block.count).compactMap { block.value(at: $0, in: reader) }
+                #expect(s.sampleCount == block.count && s.valueCount == values.count)
+                #expect(s.firstStart == block.starts[0] && s.lastStart == block.starts[block.count - 1])
+                #expect(s.maxEnd == block.ends.prefix(block.count).max())
+                #expect(s.minValue == values.min() && s.maxValue == values.max())
+                #expect(abs(s.sum - values.reduce(0, +)) <= 1e-9 * max(1, abs(s.sum)))
+            }
+        }
+    }
+
+    @Test func secondPrecisionUsesSecondUnits() throws {
+        // Deltas of 290–310 s: 5 bits each in second units, 25 bits in microseconds.
+        var rng = SplitMix64(seed: 5)
+        var t: Int64 = 1_740_787_200_000_000
+        let input = (0..<100).map { _ in
+            t += Int64.random(in: 290...310, using: &rng) * 1_000_000
+            return Sample(type: "T", start: Timestamp(microseconds: t), end: Timestamp(microseconds: t), value: .null)
+        }
+        let bytes = encodeSegment(input, blockSamples: 100, codec: .none)
+        try withFile(bytes) { (path) throws in
+            let reader = try SegmentReader(path: path)
+            #expect(reader.locations[0].timeUnitExponent == 6)
+            // 99 deltas × 5 bits ≈ 62 bytes plus ~30 bytes of column headers; µs units would need > 300.
+            #expect(reader.locations[0].rawLength < 120)
+            #expect(try readSegment(path) == input)
+        }
+        let millis = input.map { s -> Sample in
+            var s = s
+            s.start.microseconds += 1000
+            s.end.microseconds += 1000
+            return s
+        }
+        var shifted = millis
+        shifted[50].start.microseconds += 1000
+        shifted[50].end.microseconds += 1000
+        try withFile(encodeSegment(shifted, blockSamples: 100, codec: .none)) { (path) throws in
+            #expect(try SegmentReader(path: path).locations[0].timeUnitExponent == 3)
+        }
+    }
+
+    // MARK: One test per failure mode
+
+    @Test func truncatedAtEveryLength() {
+        let bytes = encodeSegment(randomSamples(200, seed: 1))
+        for n in stride(from: 0, to: bytes.count, by: 1) {
+            let e = error(Array(bytes[0..<n]))
+            #expect(e?.kind == .corruption, "length \(n)")
+        }
+    }
+
+    @Test func everySingleByteFlipIsDetected() {
+        let bytes = encodeSegment(randomSamples(150, seed: 2), blockSamples: 50)
+        for i in 0..<bytes.count {
+            var damaged = bytes
+            damaged[i] ^= 0x10
+            let e = error(damaged)
+            #expect(e != nil, "flip at \(i) went unnoticed")
+        }
+    }
+
+    @Test func flippedHeaderByte() {
+        var bytes = encodeSegment(randomSamples(10, seed: 3))
+        bytes[3] ^= 1
+        let e = error(bytes)
+        #expect(e?.message.contains("bad magic") == true && e?.offset == 0)
+        #expect(e?.path?.hasSuffix("x.seg") == true)
+    }
+
+    @Test func wrongVersion() {
+        var bytes = encodeSegment(randomSamples(10, seed: 3))
+        bytes[8] = 2
+        let crc = CRC32C.checksum(Array(bytes[0..<12]))
+        for k in 0..<4 { bytes[12 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+        let e = error(bytes)
+        #expect(e?.kind == .unsupportedVersion && e?.message.contains("version 2") == true)
+    }
+
+    @Test func badHeaderCRC() {
+        var bytes = encodeSegment(randomSamples(10, seed: 3))
+        bytes[13] ^= 0xFF
+        #expect(error(bytes)?.message.contains("header CRC") == true)
+    }
+
+    @Test func flippedBlockByte() {
+        var bytes = encodeSegment(randomSamples(100, seed: 4))
+        bytes[SegmentFormat.headerSize + 5] ^= 0x01
+        let e = error(bytes)
+        #expect(e?.message.contains("block 0 CRC mismatch") == true && e?.offset == SegmentFormat.headerSize)
+    }
+
+    @Test func flippedFooterByte() {
+        var bytes = encodeSegment(randomSamples(100, seed: 4))
+        bytes[bytes.count - SegmentFormat.footerSize + 41] ^= 0x01
+        #expect(error(bytes)?.message.contains("footer CRC") == true)
+    }
+
+    @Test func flippedIndexByte() {
+        var bytes = encodeSegment(randomSamples(100, seed: 4))
+        bytes[bytes.count - SegmentFormat.footerSize - 3] ^= 0x01
+        #expect(error(bytes)?.message.contains("block index CRC mismatch") == true)
+    }
+
+    @Test func flippedDictionaryByte() throws {
+        var bytes = encodeSegment(randomSamples(100, seed: 4))
+        let dictOffset = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: bytes.count - SegmentFormat.footerSize, as: UInt64.self) })
+        bytes[dictOffset + 1] ^= 0x01
+        let e = error(bytes)
+        #expect(e?.message.contains("dictionary CRC mismatch") == true && e?.offset == dictOffset)
+    }
+
+    @Test func notASegment() {
+        let e = error(Array("{\"date\":\"2025-01-01\",\"samples\":[]} plus enough bytes to pass the size check........................".utf8))
+        #expect(e?.kind == .corruption)
+    }
+
+    @Test func emptyFile() {
+        #expect(error([])?.message.contains("truncated") == true)
+    }
+}

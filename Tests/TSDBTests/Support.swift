@@ -1,0 +1,108 @@
+import Foundation
+@testable import TSDB
+
+/// A fresh folder under the system temporary directory, removed by `cleanup()`.
+struct TemporaryFolder {
+    let path: String
+
+    init(_ label: String = "tsdb-test") {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+
+    func write(_ text: String, to relative: String) {
+        let url = URL(fileURLWithPath: path + "/" + relative)
+        try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! Data(text.utf8).write(to: url)
+    }
+
+    func write(bytes: [UInt8], to relative: String) {
+        let url = URL(fileURLWithPath: path + "/" + relative)
+        try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! Data(bytes).write(to: url)
+    }
+}
+
+func parseDay(_ text: String) throws -> ParsedDayFile {
+    var bytes = Array(text.utf8)
+    return try bytes.withUnsafeMutableBytes { try DayFileParser.parse(UnsafeRawBufferPointer($0), path: "test.json") }
+}
+
+/// Parses a day file into full ``Sample`` values (resolving interned strings).
+func samples(ofDayFile bytes: [UInt8], path: String = "test.json") throws -> [Sample] {
+    let parsed = try bytes.withUnsafeBytes { try DayFileParser.parse($0, path: path) }
+    var strings = parsed.strings
+    return parsed.samples.map { unpack($0, &strings) }
+}
+
+func unpack(_ p: PackedSample, _ strings: inout ByteInterner) -> Sample {
+    func text(_ id: Int32) -> OptionalText {
+        id == PackedSample.absent ? .absent : id == PackedSample.null ? .null : .text(strings.string(id))
+    }
+    let value: SampleValue
+    switch p.valueTag {
+    case ValueTag.absent: value = .absent
+    case ValueTag.null: value = .null
+    case ValueTag.numberText: value = .numberText(strings.string(Int32(p.mantissa)))
+    default: value = .decimal(ExactDecimal(mantissa: p.mantissa, scale: p.valueTag - ValueTag.decimalBase))
+    }
+    let (sf, ef) = TimeForm.unpair(p.forms)
+    return Sample(type: strings.string(p.type), start: Timestamp(microseconds: p.start, form: sf),
+                  end: Timestamp(microseconds: p.end, form: ef), value: value, unit: text(p.unit),
+                  source: text(p.source), device: text(p.device), metadata: text(p.metadata))
+}
+
+/// Every sample of every day file under `raw`, with samples present in two files counted once.
+func rawSampleSet(_ raw: String) throws -> [Sample: Int] {
+    var all: [Sample: Int] = [:]
+    let e = FileManager.default.enumerator(atPath: raw)!
+    var seenPerFile: [Set<Sample>] = []
+    while let rel = e.nextObject() as? String {
+        guard rel.hasSuffix(".json") else { continue }
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: raw + "/" + rel)))
+        seenPerFile.append(Set(try samples(ofDayFile: bytes, path: rel)))
+    }
+    for set in seenPerFile { for s in set { all[s] = 1 } }
+    return all
+}
+
+/// Reads a whole store back through the public query API.
+func storedSamples(_ store: Store) throws -> [Sample] {
+    var out: [Sample] = []
+    for t in store.types {
+        var c = try store.samples(of: t.type)
+        while let s = try c.next() { out.append(s) }
+    }
+    return out
+}
+
+func sha(_ path: String) -> Data {
+    (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+}
+
+/// Contents and modification times of every file under `dir`, to prove nothing was written.
+func snapshot(_ dir: String) -> [String: (Data, Date)] {
+    var out: [String: (Data, Date)] = [:]
+    let e = FileManager.default.enumerator(atPath: dir)!
+    while let rel = e.nextObject() as? String {
+        let p = dir + "/" + rel
+        var isDir: ObjCBool = false
+        FileManager.default.fileExists(atPath: p, isDirectory: &isDir)
+        if isDir.boolValue { continue }
+        let attrs = try! FileManager.default.attributesOfItem(atPath: p)
+        out[rel] = (sha(p), attrs[.modificationDate] as! Date)
+    }
+    return out
+}
+
+func generate(_ dir: String, days: Int, seed: UInt64, edgeCases: Bool = true, start: String = "2025-03-20") throws {
+    var o = HealthDataGenerator.Options()
+    o.days = days
+    o.seed = seed
+    o.startDate = start
+    o.edgeCases = edgeCases
+    o.heartRateDensity = 0.3
+    try HealthDataGenerator(options: o).write(rawDirectory: dir + "/raw")
+}
