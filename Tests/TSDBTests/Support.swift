@@ -106,3 +106,13 @@ func generate(_ dir: String, days: Int, seed: UInt64, edgeCases: Bool = true, st
     o.heartRateDensity = 0.3
     try HealthDataGenerator(options: o).write(rawDirectory: dir + "/raw")
 }
+
+/// The ``TSDBError`` that `body` throws, or nil if it succeeds.
+func caught(_ body: () throws -> Void) -> TSDBError? {
+    do {
+        try body()
+        return nil
+    } catch {
+        return error as? TSDBError
+    }
+}

@@ -72,6 +72,10 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
             return (local(y, m, d), local(next.year, next.month, next.day))
         default:
             if let stamp = Timestamp(s) { return (stamp.microseconds, nil) }
+            // Minutes precision with a zone: YYYY-MM-DDTHH:MMZ or …HH:MM±HH:MM.
+            if u.count > 16, u[13] == 58, u[16] != 58, let stamp = Timestamp(String(s.prefix(16)) + ":00" + String(s.dropFirst(16))) {
+                return (stamp.microseconds, nil)
+            }
             // Wall-clock time without a zone: YYYY-MM-DDTHH:MM[:SS].
             guard u.count == 16 || u.count == 19, u[10] == UInt8(ascii: "T"), u[13] == 58, DayFileParser.isCalendarDate(String(s.prefix(10))) else { throw bad() }
             let h = try num(11..<13), mi = try num(14..<16), sec = u.count == 19 ? try num(17..<19) : 0

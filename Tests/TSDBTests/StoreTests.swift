@@ -1,0 +1,241 @@
+import Foundation
+import Testing
+@testable import TSDB
+
+@Suite(.serialized) struct StoreTests {
+    func compact(_ dir: String, blockSamples: Int = 256) throws -> CompactionReport {
+        var o = CompactionOptions()
+        o.blockSamples = blockSamples
+        o.batchSize = 5
+        return try Compactor(layout: StoreLayout(appleHealthDirectory: dir), options: o).run()
+    }
+
+    @Test(arguments: [(UInt64(1), BlockCodec.zstd), (2, .lz4), (3, .none)])
+    func rawToSegmentsToExportIsLossless(seed: UInt64, codec: BlockCodec) throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 40, seed: seed)
+        var o = CompactionOptions()
+        o.codec = codec
+        o.blockSamples = 200
+        let report = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: o).run()
+        #expect(report.skipped.isEmpty && !report.isPartial)
+
+        let raw = try rawSampleSet(folder.path + "/raw")
+        let store = try Store(at: folder.path)
+        let stored = try storedSamples(store)
+        #expect(stored.count == raw.count, "every distinct raw sample stored exactly once")
+        #expect(Set(stored) == Set(raw.keys))
+        #expect(report.samplesStored == raw.count && report.duplicatesDropped > 0)
+
+        try store.exportDayFiles(to: folder.path + "/exported")
+        let exported = try rawSampleSet(folder.path + "/exported")
+        #expect(Set(exported.keys) == Set(raw.keys))
+    }
+
+    @Test func crossMidnightSampleStoredOnce() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        let sleep = #"{"type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2025-01-15T23:10:00+01:00","end":"2025-01-16T06:40:00+01:00","value":3,"unit":null,"source":"w","device":"Apple Watch"}"#
+        folder.write(#"{"date":"2025-01-15","samples":[\#(sleep)]}"#, to: "raw/2025/01/2025-01-15.json")
+        folder.write(#"{"date":"2025-01-16","samples":[\#(sleep)]}"#, to: "raw/2025/01/2025-01-16.json")
+        let report = try compact(folder.path)
+        #expect(report.samplesRead == 2 && report.samplesStored == 1)
+        let stored = try storedSamples(Store(at: folder.path))
+        #expect(stored.count == 1 && stored[0].start.description == "2025-01-15T23:10:00+01:00")
+    }
+
+    @Test func queriesMatchABruteForceFilter() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 35, seed: 11)
+        _ = try compact(folder.path, blockSamples: 97)
+        let raw = Array(try rawSampleSet(folder.path + "/raw").keys)
+        let store = try Store(at: folder.path)
+        var rng = SplitMix64(seed: 99)
+        let lo = raw.map(\.start.microseconds).min()!, hi = raw.map(\.start.microseconds).max()!
+        let types = store.types.map(\.type)
+        for round in 0..<60 {
+            let type = types[round % types.count]
+            var a = Int64.random(in: (lo - 86_400_000_000)...(hi + 1), using: &rng)
+            var b = a + Int64.random(in: 0...(round % 3 == 0 ? 40 * 86_400_000_000 : 86_400_000_000), using: &rng)
+            if round % 7 == 0 { (a, b) = (b, a) } // empty or inverted
+            let source: String? = round % 4 == 0 ? "4A1B2C3D" : nil
+            var cursor = try store.samples(of: type, from: a, to: b, source: source)
+            var got: [Sample] = []
+            while let s = try cursor.next() { got.append(s) }
+            let want = raw.filter {
+                $0.type == type && $0.start.microseconds >= a && $0.start.microseconds < b
+                    && (source == nil || ($0.source.string ?? "").contains(source!) || ($0.device.string ?? "").contains(source!))
+            }
+            #expect(got.count == want.count, "round \(round)")
+            #expect(Set(got) == Set(want), "round \(round)")
+            #expect(zip(got, got.dropFirst()).allSatisfy { $0.start.microseconds <= $1.start.microseconds })
+        }
+    }
+
+    @Test func rawFilesStayByteIdentical() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 10, seed: 5)
+        folder.write("{not json", to: "raw/2025/03/2025-03-21.json")
+        let before = snapshot(folder.path + "/raw")
+        _ = try compact(folder.path)
+        _ = try compact(folder.path)
+        let store = try Store(at: folder.path)
+        _ = try storedSamples(store)
+        try store.exportDayFiles(to: folder.path + "/export")
+        let after = snapshot(folder.path + "/raw")
+        #expect(before.keys.sorted() == after.keys.sorted())
+        for (k, v) in before { #expect(after[k]?.0 == v.0 && after[k]?.1 == v.1, "\(k) changed") }
+        #expect(throws: TSDBError.self) { try store.exportDayFiles(to: folder.path + "/raw/2025") }
+    }
+
+    @Test func badFilesAreSkippedAndEverythingElseCompacts() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 6, seed: 8, edgeCases: false)
+        let good = try rawSampleSet(folder.path + "/raw")
+        folder.write(#"{"date":"2025-03-27","samples":[{"type":"T","start":"2025-03-27T10:00:00Z","end":"2025-03-27T09:00:00Z"}]}"#, to: "raw/2025/03/2025-03-27.json")
+        folder.write(#"{"date":"2025-03-01","samples":[]}"#, to: "raw/2025/03/2025-03-28.json")
+        folder.write("", to: "raw/2025/03/2025-03-29.json")
+        folder.write("{}", to: "raw/2025/03/notes.json")
+        folder.write("{}", to: "raw/2025/misc/2025-03-30.json")
+        let report = try compact(folder.path)
+        #expect(report.isPartial)
+        #expect(report.filesRead == 6)
+        let reasons = report.skipped.map(\.description)
+        #expect(reasons.contains { $0.contains("2025-03-27.json:1 (offset 32)") && $0.contains("ends before it starts") })
+        #expect(reasons.contains { $0.contains("2025-03-28.json") && $0.contains("file name says 2025-03-28") })
+        #expect(reasons.contains { $0.contains("2025-03-29.json") && $0.contains("empty file") })
+        #expect(reasons.contains { $0.contains("notes.json") })
+        #expect(reasons.contains { $0.contains("misc") })
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(good.keys))
+    }
+
+    @Test func symlinkOutsideRawIsNotFollowed() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 2, seed: 8, edgeCases: false)
+        folder.write(#"{"date":"2025-03-25","samples":[]}"#, to: "outside.json")
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/raw/2025/03/2025-03-25.json", withDestinationPath: folder.path + "/outside.json")
+        let report = try compact(folder.path)
+        #expect(report.skipped.contains { $0.message.contains("symbolic link pointing outside") })
+        #expect(report.filesRead == 2)
+    }
+
+    @Test func samplesFarFromTheirFileDateLandInTheirMonth() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        func hr(_ t: String, _ v: Int) -> String { #"{"type":"HR","start":"\#(t)","end":"\#(t)","value":\#(v)}"# }
+        folder.write(#"{"date":"2025-01-10","samples":[\#(hr("2025-01-10T10:00:00Z", 60))]}"#, to: "raw/2025/01/2025-01-10.json")
+        folder.write(#"{"date":"2025-03-10","samples":[\#(hr("2025-03-10T10:00:00Z", 61))]}"#, to: "raw/2025/03/2025-03-10.json")
+        // A backfilled file carrying a sample from January, read after January was written.
+        folder.write(#"{"date":"2025-05-01","samples":[\#(hr("2025-01-20T10:00:00Z", 62)),\#(hr("2025-05-01T10:00:00Z", 63))]}"#, to: "raw/2025/05/2025-05-01.json")
+        var o = CompactionOptions()
+        o.batchSize = 1
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: o).run()
+        let store = try Store(at: folder.path)
+        #expect(store.manifest.segments.map { "\($0.year)-\($0.month):\($0.sampleCount)" } == ["2025-1:2", "2025-3:1", "2025-5:1"])
+        #expect(try storedSamples(store).map { $0.value.description } == ["60", "62", "61", "63"])
+    }
+
+    @Test func recompactionPublishesANewGenerationAndRemovesTheOld() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 3, seed: 4)
+        let first = try compact(folder.path)
+        let oldStore = try Store(at: folder.path)
+        let oldSamples = try storedSamples(oldStore)
+        let second = try compact(folder.path)
+        #expect(first.generation == 1 && second.generation == 2)
+        let store = try Store(at: folder.path)
+        #expect(store.manifest.segments.allSatisfy { $0.path.contains(".g2.") })
+        let files = FileManager.default.enumerator(atPath: folder.path + "/tsdb/segments")!.compactMap { $0 as? String }.filter { $0.hasSuffix(".seg") }
+        #expect(files.count == store.manifest.segments.count)
+        #expect(files.allSatisfy { $0.contains(".g2.") })
+        #expect(try storedSamples(store) == oldSamples)
+    }
+
+    @Test func damagedSegmentGivesARepairHint() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 3, seed: 4)
+        _ = try compact(folder.path)
+        let store = try Store(at: folder.path)
+        let entry = store.manifest.segments.first { $0.type.hasSuffix("HeartRate") }!
+        let path = folder.path + "/tsdb/" + entry.path
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count / 2] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let reopened = try Store(at: folder.path)
+        let e = caught { _ = try storedSamples(reopened) }
+        #expect(e?.kind == .corruption)
+        #expect(e?.path == path)
+        #expect(e?.description.contains("rebuild") == true)
+    }
+
+    @Test func missingStoreSaysHowToCreateIt() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        folder.write("{}", to: "raw/.keep")
+        let e = caught { _ = try Store(at: folder.path) }
+        #expect(e?.kind == .notFound && e?.message.contains("tsdb compact") == true)
+    }
+
+    @Test func layoutAcceptsImportsRootAppleHealthFolderAndStoreFolder() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        folder.write("{}", to: "imports/fitness/apple-health/raw/.keep")
+        let expected = folder.path + "/imports/fitness/apple-health"
+        #expect(try StoreLayout.locate(folder.path + "/imports").appleHealthDirectory == expected)
+        #expect(try StoreLayout.locate(expected + "/").appleHealthDirectory == expected)
+        #expect(try StoreLayout.locate(expected + "/raw").appleHealthDirectory == expected)
+        #expect(throws: TSDBError.self) { try StoreLayout.locate(folder.path) }
+    }
+}
+
+@Suite struct QueryInputTests {
+    let known = ["HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount", "HKCategoryTypeIdentifierSleepAnalysis",
+                 "HKWorkoutTypeIdentifier", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"]
+
+    @Test(arguments: [("HeartRate", "HKQuantityTypeIdentifierHeartRate"), ("heartrate", "HKQuantityTypeIdentifierHeartRate"),
+                      ("HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierStepCount"), ("Steps", "HKQuantityTypeIdentifierStepCount"),
+                      ("stepcount", "HKQuantityTypeIdentifierStepCount"), ("SleepAnalysis", "HKCategoryTypeIdentifierSleepAnalysis"),
+                      ("sleep", "HKCategoryTypeIdentifierSleepAnalysis"), ("Workout", "HKWorkoutTypeIdentifier"), ("HRV", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN")])
+    func resolves(name: String, identifier: String) throws {
+        #expect(try TypeNames.resolve(name, among: known) == identifier)
+    }
+
+    @Test func didYouMean() {
+        let e = caught { _ = try TypeNames.resolve("HartRate", among: known) }
+        #expect(e?.kind == .notFound && e?.message.contains("did you mean HeartRate") == true)
+    }
+
+    @Test(arguments: [
+        ("2025", "2025-01-01T00:00:00Z", "2026-01-01T00:00:00Z"),
+        ("2025-03", "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z"),
+        ("2024-12", "2024-12-01T00:00:00Z", "2025-01-01T00:00:00Z"),
+        ("2024-02-29", "2024-02-29T00:00:00Z", "2024-03-01T00:00:00Z"),
+        ("2025-03-01..2025-04-01", "2025-03-01T00:00:00Z", "2025-04-01T00:00:00Z"),
+        ("2025-03-01T08:00:00+01:00..2025-03-01T12:00Z", "2025-03-01T07:00:00Z", "2025-03-01T12:00:00Z"),
+        ("2025-03-01T08:00..2025-03-01T08:30:15", "2025-03-01T08:00:00Z", "2025-03-01T08:30:15Z"),
+    ])
+    func parsesRanges(text: String, from: String, to: String) throws {
+        let r = try TimeRange.parse(text)
+        #expect(r.from == Timestamp(from)!.microseconds && r.to == Timestamp(to)!.microseconds)
+    }
+
+    @Test func openRangesAndZones() throws {
+        let r = try TimeRange.parse("2025-03..")
+        #expect(r.from == Timestamp("2025-03-01T00:00:00Z")!.microseconds && r.to == nil)
+        #expect(try TimeRange.parse("..2025").from == nil)
+        let paris = try TimeRange.parse("2025-03-01", zone: { _ in 60 })
+        #expect(paris.from == Timestamp("2025-03-01T00:00:00+01:00")!.microseconds)
+    }
+
+    @Test(arguments: ["2025-13", "20x5", "2025-02-30", "2025-03-01T25:00", "2025-04-01..2025-03-01", "2025-03-01T08:00:00Z", "yesterday"])
+    func rejectsRanges(text: String) {
+        #expect(throws: TSDBError.self) { try TimeRange.parse(text) }
+    }
+}
