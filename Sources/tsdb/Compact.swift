@@ -13,7 +13,7 @@ struct Compact: ParsableCommand {
     var codec: String = "zstd"
 
     @Option(help: "Samples per block.")
-    var blockSize: Int = 1024
+    var blockSize: Int = 4096
 
     @Flag(help: "Rebuild every segment from scratch (currently every compaction is a full rebuild).")
     var rebuild = false

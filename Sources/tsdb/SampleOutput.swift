@@ -13,34 +13,36 @@ struct SampleWriter {
     init(format: OutputFormat) {
         self.format = format
         switch format {
-        case .csv: out.write("type,start,end,value,unit,source,device,metadata\n")
+        case .csv: out.write(DayFileWriter.csvHeader)
         case .json: out.write("[")
         case .table: out.write(pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28) + "metadata\n")
         case .ndjson: break
         }
     }
 
+    private var line: [UInt8] = []
+
     mutating func write(_ s: Sample) {
         count += 1
+        line.removeAll(keepingCapacity: true)
         switch format {
         case .ndjson:
-            var b: [UInt8] = []
-            DayFileWriter.appendSample(s, to: &b)
-            b.append(0x0A)
-            out.write(bytes: b)
+            DayFileWriter.appendSample(s, to: &line)
+            line.append(0x0A)
         case .json:
-            var b: [UInt8] = Array((count == 1 ? "\n  " : ",\n  ").utf8)
-            DayFileWriter.appendSample(s, to: &b)
-            out.write(bytes: b)
+            line.append(contentsOf: (count == 1 ? "\n  " : ",\n  ").utf8)
+            DayFileWriter.appendSample(s, to: &line)
         case .csv:
-            let fields = [s.type, s.start.description, s.end.description, valueText(s.value), s.unit.string ?? "",
-                          s.source.string ?? "", s.device.string ?? "", s.metadata.string ?? ""]
-            out.write(fields.map(csvField).joined(separator: ",") + "\n")
+            DayFileWriter.appendCSVRow(s, to: &line)
         case .table:
             let who = [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / ")
-            out.write(pad(s.start.description, 26) + pad(s.end == s.start ? "" : s.end.description, 26)
-                      + pad(valueText(s.value), 10) + pad(s.unit.string ?? "", 10) + pad(shorten(who, 26), 28) + (s.metadata.string ?? "") + "\n")
+            var value: [UInt8] = []
+            DayFileWriter.appendValue(s.value, to: &value)
+            line.append(contentsOf: (pad(s.start.description, 26) + pad(s.end == s.start ? "" : s.end.description, 26)
+                + pad(String(decoding: value, as: UTF8.self), 10) + pad(s.unit.string ?? "", 10) + pad(shorten(who, 26), 28)
+                + (s.metadata.string ?? "") + "\n").utf8)
         }
+        out.write(bytes: line)
     }
 
     func finish() {
@@ -64,15 +66,3 @@ func shorten(_ s: String, _ width: Int) -> String {
     s.count <= width ? s : String(s.prefix(width - 1)) + "…"
 }
 
-func csvField(_ s: String) -> String {
-    guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
-    return "\"" + s.replacingAll("\"", with: "\"\"") + "\""
-}
-
-extension String {
-    func replacingAll(_ target: Character, with replacement: String) -> String {
-        var out = ""
-        for c in self { if c == target { out += replacement } else { out.append(c) } }
-        return out
-    }
-}

@@ -16,10 +16,38 @@ struct ByteInterner {
 
     var count: Int { spans.count }
 
+    /// Eight bytes a step, multiply-xorshift mixing; only needs to spread ids over the table.
     @inline(__always) static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        var i = 0
+        let n = bytes.count
+        while i + 8 <= n {
+            h = (h ^ bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+            i += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while i < n {
+            tail |= UInt64(bytes[i]) << shift
+            shift += 8
+            i += 1
+        }
+        h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
         return h ^ (h >> 29)
+    }
+
+    /// The id of `bytes` if already interned, without inserting.
+    func lookup(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+        let h = Self.hash(bytes)
+        let mask = table.count - 1
+        var slot = Int(truncatingIfNeeded: h) & mask
+        while true {
+            let id = table[slot]
+            if id < 0 { return nil }
+            if hashes[Int(id)] == h && equals(Int(id), bytes) { return id }
+            slot = (slot + 1) & mask
+        }
     }
 
     mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 {

@@ -12,6 +12,9 @@ struct ParsedDayFile {
     var strings = ByteInterner()
     /// Non-fatal findings (unknown keys that were ignored), with offsets.
     var warnings: [String] = []
+    /// Raw metadata text → canonical id: most samples repeat a few metadata objects verbatim.
+    var rawMetadata = ByteInterner()
+    var rawMetadataCanonicalID: [Int32] = []
 }
 
 /// Parses a day file (Formats/raw-json-v1.md) into packed samples.
@@ -162,7 +165,8 @@ enum DayFileParser {
                     if try s.consumeNull() {
                         id = PackedSample.null
                     } else {
-                        let t = try s.string("samples[\(index)].\(s.text(key))")
+                        let name = field == fieldUnit ? "unit" : field == fieldSource ? "source" : "device"
+                        let t = try s.string("samples[\(index)].\(name)")
                         id = try s.withContent(t) { out.strings.intern($0) }
                     }
                     if field == fieldUnit { sample.unit = id } else if field == fieldSource { sample.source = id } else { sample.device = id }
@@ -171,9 +175,23 @@ enum DayFileParser {
                     guard s.peek() == UInt8(ascii: "{") else {
                         throw s.fail("samples[\(index)].metadata must be an object or null, found \(s.describeFound())")
                     }
-                    scratch = ByteWriter()
-                    try s.canonicalValue(into: &scratch, depth: 2)
-                    sample.metadata = scratch.bytes.withUnsafeBytes { out.strings.intern($0) }
+                    let rawStart = s.position
+                    try s.skipValue(depth: 2)
+                    let raw = UnsafeRawBufferPointer(rebasing: s.bytes[rawStart..<s.position])
+                    if let seen = out.rawMetadata.lookup(raw) {
+                        sample.metadata = out.rawMetadataCanonicalID[Int(seen)]
+                    } else {
+                        // First time this exact text appears: canonicalise it (this also rejects duplicate keys).
+                        let resume = s.position
+                        s.position = rawStart
+                        scratch = ByteWriter()
+                        try s.canonicalValue(into: &scratch, depth: 2)
+                        s.position = resume
+                        let id = scratch.bytes.withUnsafeBytes { out.strings.intern($0) }
+                        _ = out.rawMetadata.intern(raw)
+                        out.rawMetadataCanonicalID.append(id)
+                        sample.metadata = id
+                    }
                 default:
                     out.warnings.append("samples[\(index)]: ignored unknown key \"\(s.text(key))\" at offset \(keyOffset)")
                     try s.skipValue(depth: 2)

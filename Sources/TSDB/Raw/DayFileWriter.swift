@@ -2,10 +2,8 @@
 public enum DayFileWriter {
     /// One sample as a JSON object, keys in the seed's order, absent fields left out.
     public static func appendSample(_ s: Sample, to out: inout [UInt8]) {
-        var w = ByteWriter()
-        w.append(Array("{\"type\":".utf8))
-        JSONScanner.writeString(s.type.utf8, into: &w)
-        out.append(contentsOf: w.bytes)
+        out.append(contentsOf: "{\"type\":".utf8)
+        appendJSONString(s.type, to: &out)
         out.append(contentsOf: ",\"start\":\"".utf8)
         ISO8601.append(s.start.microseconds, s.start.form, to: &out)
         out.append(contentsOf: "\",\"end\":\"".utf8)
@@ -14,17 +12,17 @@ public enum DayFileWriter {
         switch s.value {
         case .absent: break
         case .null: out.append(contentsOf: ",\"value\":null".utf8)
-        case .decimal, .numberText: out.append(contentsOf: ",\"value\":\(s.value.description)".utf8)
+        case .decimal, .numberText:
+            out.append(contentsOf: ",\"value\":".utf8)
+            appendValue(s.value, to: &out)
         }
         for (key, field) in [("unit", s.unit), ("source", s.source), ("device", s.device)] {
             switch field {
             case .absent: continue
             case .null: out.append(contentsOf: ",\"\(key)\":null".utf8)
             case .text(let t):
-                var w = ByteWriter()
-                JSONScanner.writeString(t.utf8, into: &w)
                 out.append(contentsOf: ",\"\(key)\":".utf8)
-                out.append(contentsOf: w.bytes)
+                appendJSONString(t, to: &out)
             }
         }
         switch s.metadata {
@@ -33,6 +31,19 @@ public enum DayFileWriter {
         case .text(let t): out.append(contentsOf: ",\"metadata\":\(t)".utf8)
         }
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// A JSON string literal; plain ASCII text (the common case) is copied without escaping work.
+    static func appendJSONString(_ s: String, to out: inout [UInt8]) {
+        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+            out.append(0x22)
+            out.append(contentsOf: s.utf8)
+            out.append(0x22)
+            return
+        }
+        var w = ByteWriter()
+        JSONScanner.writeString(s.utf8, into: &w)
+        out.append(contentsOf: w.bytes)
     }
 
     /// A whole day file: `date`, optional `exported_at` and `device_info`, then one sample per line.
@@ -69,5 +80,65 @@ public enum DayFileWriter {
         let local = t.microseconds + Int64(t.form.offsetMinutes) * 60_000_000
         let (y, m, d) = ISO8601.civil(ISO8601.floorDivide(local, ISO8601.microsPerDay).0)
         return monthKey(year: y, month: m) + "-" + (d < 10 ? "0" : "") + String(d)
+    }
+}
+
+extension DayFileWriter {
+    public static let csvHeader = "type,start,end,value,unit,source,device,metadata\n"
+
+    /// One sample as a CSV row (RFC 4180 quoting), fields as in ``csvHeader``, null and absent empty.
+    public static func appendCSVRow(_ s: Sample, to out: inout [UInt8]) {
+        appendCSVField(s.type, to: &out)
+        out.append(UInt8(ascii: ","))
+        ISO8601.append(s.start.microseconds, s.start.form, to: &out)
+        out.append(UInt8(ascii: ","))
+        ISO8601.append(s.end.microseconds, s.end.form, to: &out)
+        out.append(UInt8(ascii: ","))
+        appendValue(s.value, to: &out)
+        for field in [s.unit, s.source, s.device, s.metadata] {
+            out.append(UInt8(ascii: ","))
+            if case .text(let t) = field { appendCSVField(t, to: &out) }
+        }
+        out.append(0x0A)
+    }
+
+    /// A value's JSON number text (nothing for null or absent).
+    public static func appendValue(_ v: SampleValue, to out: inout [UInt8]) {
+        switch v {
+        case .absent, .null: break
+        case .numberText(let t): out.append(contentsOf: t.utf8)
+        case .decimal(let d):
+            if d.scale == 0 {
+                appendInteger(d.mantissa, to: &out)
+            } else {
+                out.append(contentsOf: d.description.utf8)
+            }
+        }
+    }
+
+    static func appendInteger(_ v: Int64, to out: inout [UInt8]) {
+        if v < 0 { out.append(UInt8(ascii: "-")) }
+        var m = v.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { buf in
+            repeat {
+                buf[23 - n] = UInt8(48 + m % 10)
+                m /= 10
+                n += 1
+            } while m > 0
+            out.append(contentsOf: buf[(24 - n)...])
+        }
+    }
+
+    static func appendCSVField(_ s: String, to out: inout [UInt8]) {
+        let needsQuotes = s.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        guard needsQuotes else { out.append(contentsOf: s.utf8); return }
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            if b == UInt8(ascii: "\"") { out.append(b) }
+            out.append(b)
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

@@ -42,10 +42,10 @@ struct JSONScanner {
         return "byte 0x\(String(b, radix: 16, uppercase: true))"
     }
 
-    mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+    mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(Failure) {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == byte else {
-            throw fail("expected \(what), found \(describeFound())")
+            throw fail("expected \(what()), found \(describeFound())")
         }
         position += 1
     }
@@ -70,13 +70,14 @@ struct JSONScanner {
     }
 
     /// Reads a string (the opening quote must be next after white space).
-    mutating func string(_ what: String) throws(Failure) -> StringToken {
+    mutating func string(_ what: @autoclosure () -> String) throws(Failure) -> StringToken {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-            throw fail("expected \(what) as a string, found \(describeFound())")
+            throw fail("expected \(what()) as a string, found \(describeFound())")
         }
         position += 1
         let start = position
+        skipPlainStringBytes()
         while position < bytes.count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
@@ -88,6 +89,19 @@ struct JSONScanner {
             if b < 0x80 { position += 1 } else { try utf8Scalar() }
         }
         throw fail("unterminated string", at: start - 1)
+    }
+
+    /// Skips 8 bytes at a time while none is a quote, backslash, control or non-ASCII byte
+    /// (SWAR: each test sets the high bit of the bytes that match).
+    @inline(__always) mutating func skipPlainStringBytes() {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while position + 8 <= bytes.count {
+            let x = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
+            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x) | x
+            if special & highs != 0 { return }
+            position += 8
+        }
     }
 
     /// Validates one multi-byte UTF-8 sequence at `position` (Unicode Table 3-7).

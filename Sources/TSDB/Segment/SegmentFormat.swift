@@ -11,7 +11,7 @@ enum SegmentFormat {
     /// §7 Footer at the end of the file.
     static let footerSize = 64
     /// §5 Default number of samples per block (the writer may use fewer; readers accept 1...maxBlockSamples).
-    static let defaultBlockSamples = 1024
+    static let defaultBlockSamples = 4096
     /// §5 Largest block a reader accepts, so a corrupt count cannot ask for unbounded memory.
     static let maxBlockSamples = 65_536
     /// §5.2 Largest time-unit exponent: a unit of 10^6 µs = 1 s.

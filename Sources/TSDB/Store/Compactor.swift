@@ -152,6 +152,16 @@ public final class Compactor {
         }
         @inline(__always) func map(_ id: Int32) -> Int32 { id >= 0 ? remap[Int(id)] : id }
         var monthStart = Int64.max, monthEnd = Int64.min, monthIndex: Int32 = 0
+        // Consecutive samples mostly share a (type, month): append to a local run and hand it
+        // over when the key changes, instead of hashing the key for every sample.
+        var runKey = MonthKey(type: -1, month: 0)
+        var run: [PackedSample] = []
+        func handOver() {
+            guard !run.isEmpty else { return }
+            if written[runKey] != nil { late[runKey, default: []] += run } else { pending[runKey, default: []] += run }
+            run.removeAll(keepingCapacity: true)
+        }
+        defer { handOver() }
         for var s in parsed.samples {
             s.type = map(s.type)
             s.unit = map(s.unit)
@@ -163,11 +173,11 @@ public final class Compactor {
                 (monthIndex, monthStart, monthEnd) = Self.month(of: s.start)
             }
             let key = MonthKey(type: s.type, month: monthIndex)
-            if written[key] != nil {
-                late[key, default: []].append(s)
-            } else {
-                pending[key, default: []].append(s)
+            if key != runKey {
+                handOver()
+                runKey = key
             }
+            run.append(s)
         }
     }
 
