@@ -146,3 +146,22 @@ public struct SampleCursor {
         while let s = try next() { try body(s) }
     }
 }
+
+extension Store {
+    /// Columnar access for analytics: calls `body` with every decoded block of `type` that may
+    /// hold samples starting in `[from, to)`, in time order.
+    ///
+    /// Blocks are decoded into one reused ``DecodedBlock``; a block can extend past the range on
+    /// either side, so `body` must check `block.starts[i]` itself. The block is only valid
+    /// during the call.
+    public func forEachBlock(of type: String, from: Int64 = .min, to: Int64 = .max,
+                             _ body: (SegmentReader, DecodedBlock) throws -> Void) throws {
+        let block = DecodedBlock()
+        for segment in try segments(of: type, from: from, to: to) {
+            for b in 0..<segment.blockCount where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
+                try segment.decode(block: b, into: block)
+                try body(segment, block)
+            }
+        }
+    }
+}
