@@ -125,7 +125,7 @@ func renderTable(_ header: [String], _ rows: [[String]]) -> String {
     return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(separator: "\n") + "\n"
 }
 
-/// Zone rule for calendar ranges: a fixed offset (TSDB_UTC_OFFSET) or UTC. Named IANA zones come with aggregates.
+/// Zone rule for calendar ranges: UTC for now; IANA zones (`--tz`) come with the aggregates work.
 func zoneRule() -> TimeRange.ZoneRule {
     TimeRange.utc
 }

@@ -15,11 +15,15 @@ public struct HealthDataGenerator {
         public var startDate = "2025-01-01"
         public var days = 365
         public var seed: UInt64 = 42
-        /// Multiplies the heart-rate rate (1 ≈ 0.45 M samples a year; 4 ≈ 2 M, the "heavy" set).
+        /// Multiplies the at-rest heart-rate sampling rate; workouts stay at ~5 s
+        /// (1 gives about 0.36 M heart-rate samples a year, `heavyHeartRateDensity` about 2 M).
         public var heartRateDensity = 1.0
         public var edgeCases = false
         public init() {}
     }
+
+    /// The density of the "heavy" data set (`tsdb generate --heavy`).
+    public static let heavyHeartRateDensity = 7.0
 
     public let options: Options
     public init(options: Options) { self.options = options }
@@ -133,7 +137,7 @@ public struct HealthDataGenerator {
             out.append(sample(hk + "HeartRate", t, t, offset, Self.integer(Int(heart.bpm.rounded())), "count/min", metadata: motion[context]))
             let step: Double = exercising ? Double.random(in: 4...6, using: &rng)
                 : asleep ? Double.random(in: 180...300, using: &rng) : Double.random(in: 60...180, using: &rng)
-            t += Int64(step / density) * Self.second + (exercising ? 0 : Self.second * Int64.random(in: 0...1, using: &rng))
+            t += Int64(exercising ? step : max(1, step / density)) * Self.second + (exercising ? 0 : Self.second * Int64.random(in: 0...1, using: &rng))
         }
 
         // Sleep session starting this evening (crosses midnight into the next day's file).
