@@ -1,30 +1,41 @@
 /// The decoded columns of one block, reused from block to block to avoid allocation.
 ///
-/// After ``SegmentReader/decode(block:into:)`` every array holds ``count`` valid entries:
+/// After ``SegmentReader/decode(block:into:)`` every column holds ``count`` valid entries:
 /// absolute start and end instants in µs, and dictionary ids already checked against the
-/// segment's dictionaries.
+/// segment's dictionaries. The columns live in one buffer owned by this object; the buffer
+/// pointers it hands out are valid until the next decode into it (or its deinit).
 public final class DecodedBlock {
     public private(set) var count = 0
-    /// Start instants, µs since the epoch (UTC), non-decreasing.
-    public internal(set) var starts: [Int64] = []
-    /// End instants, µs since the epoch (UTC), each ≥ its start.
-    public internal(set) var ends: [Int64] = []
-    var forms: [Int64] = []
-    var valueTags: [Int64] = []
-    var mantissas: [Int64] = []
-    var units: [Int64] = []
-    var sources: [Int64] = []
-    var devices: [Int64] = []
-    var metadata: [Int64] = []
+    private var capacity = 0
+    private var storage = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
     private var scratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 8)
 
     public init() {}
 
-    deinit { scratch.deallocate() }
+    deinit {
+        storage.deallocate()
+        scratch.deallocate()
+    }
+
+    func column(_ c: Column) -> UnsafeMutableBufferPointer<Int64> {
+        UnsafeMutableBufferPointer(start: storage + c.rawValue * capacity, count: count)
+    }
+
+    /// Start instants, µs since the epoch (UTC), non-decreasing.
+    public var starts: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.start)) }
+    /// End instants, µs since the epoch (UTC), each ≥ its start (decoding turns durations into ends).
+    public var ends: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.duration)) }
+    var forms: UnsafeMutableBufferPointer<Int64> { column(.form) }
+    var valueTags: UnsafeMutableBufferPointer<Int64> { column(.valueTag) }
+    var mantissas: UnsafeMutableBufferPointer<Int64> { column(.mantissa) }
+    var units: UnsafeMutableBufferPointer<Int64> { column(.unit) }
+    var sources: UnsafeMutableBufferPointer<Int64> { column(.source) }
+    var devices: UnsafeMutableBufferPointer<Int64> { column(.device) }
+    var metadata: UnsafeMutableBufferPointer<Int64> { column(.metadata) }
 
     /// The numeric value of sample `i` (nil for null/absent values).
     public func value(at i: Int, in segment: SegmentReader) -> Double? {
-        let tag = UInt8(valueTags[i])
+        let tag = UInt8(truncatingIfNeeded: valueTags[i])
         if tag >= ValueTag.decimalBase {
             return Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
         }
@@ -42,12 +53,13 @@ public final class DecodedBlock {
     }
 
     func prepare(_ n: Int) {
-        count = n
-        func fit(_ a: inout [Int64]) {
-            if a.count < n { a.append(contentsOf: repeatElement(0, count: n - a.count)) }
+        if n > capacity {
+            storage.deallocate()
+            capacity = max(n, capacity * 2)
+            storage = .allocate(capacity: capacity * Column.allCases.count)
+            storage.initialize(repeating: 0, count: capacity * Column.allCases.count)
         }
-        fit(&starts); fit(&ends); fit(&forms); fit(&valueTags); fit(&mantissas)
-        fit(&units); fit(&sources); fit(&devices); fit(&metadata)
+        count = n
     }
 }
 
@@ -78,18 +90,9 @@ extension SegmentReader {
             }
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
                                context: "block \(index) (offsets within its decompressed bytes)")
-            func column(_ a: inout [Int64]) throws(TSDBError) {
-                try a.withUnsafeMutableBufferPointer { (p) throws(TSDBError) in try IntColumn.decode(&r, count: n, into: p.baseAddress!) }
+            for c in Column.allCases {
+                try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
             }
-            try column(&block.starts)
-            try column(&block.ends)
-            try column(&block.forms)
-            try column(&block.valueTags)
-            try column(&block.mantissas)
-            try column(&block.units)
-            try column(&block.sources)
-            try column(&block.devices)
-            try column(&block.metadata)
             guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the last column") }
             try validate(block, index: index, location: location, summary: summary)
         } catch {
@@ -107,26 +110,29 @@ extension SegmentReader {
         let formLimit = Int64(forms.count)
         let limits = (Int64(units.count), Int64(sources.count), Int64(devices.count), Int64(metadata.count))
         let textLimit = Int64(dictionary.numberTexts.count)
+        let starts = b.column(.start), ends = b.column(.duration), forms = b.forms, tags = b.valueTags
+        let mantissas = b.mantissas, units = b.units, sources = b.sources, devices = b.devices, metadata = b.metadata
         for i in 0..<n {
-            let (offset, o1) = b.starts[i].multipliedReportingOverflow(by: unit)
+            let (offset, o1) = starts[i].multipliedReportingOverflow(by: unit)
             let (start, o2) = summary.firstStart.addingReportingOverflow(offset)
-            let (duration, o3) = b.ends[i].multipliedReportingOverflow(by: unit)
+            let (duration, o3) = ends[i].multipliedReportingOverflow(by: unit)
             let (end, o4) = start.addingReportingOverflow(duration)
             guard !(o1 || o2 || o3 || o4) else { throw bad("sample \(i): time overflows 64 bits") }
             guard start >= previous else { throw bad("sample \(i): starts are not in order") }
             guard duration >= 0 else { throw bad("sample \(i): negative duration") }
-            b.starts[i] = start
-            b.ends[i] = end
+            starts[i] = start
+            ends[i] = end
             previous = start
             maxEnd = max(maxEnd, end)
-            guard b.forms[i] >= 0 && b.forms[i] < formLimit else { throw bad("sample \(i): time form id \(b.forms[i]) out of range") }
-            let tag = b.valueTags[i]
-            guard tag >= 0 && tag <= Int64(ValueTag.limit) else { throw bad("sample \(i): value tag \(tag) unknown") }
-            if tag == Int64(ValueTag.numberText) && !(b.mantissas[i] >= 0 && b.mantissas[i] < textLimit) {
-                throw bad("sample \(i): number text id \(b.mantissas[i]) out of range")
+            // Unsigned comparisons check 0 ≤ id < limit in one step.
+            guard UInt64(bitPattern: forms[i]) < UInt64(formLimit) else { throw bad("sample \(i): time form id \(forms[i]) out of range") }
+            let tag = tags[i]
+            guard UInt64(bitPattern: tag) <= UInt64(ValueTag.limit) else { throw bad("sample \(i): value tag \(tag) unknown") }
+            if tag == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= UInt64(textLimit) {
+                throw bad("sample \(i): number text id \(mantissas[i]) out of range")
             }
-            guard b.units[i] >= 0 && b.units[i] < limits.0, b.sources[i] >= 0 && b.sources[i] < limits.1,
-                  b.devices[i] >= 0 && b.devices[i] < limits.2, b.metadata[i] >= 0 && b.metadata[i] < limits.3 else {
+            guard UInt64(bitPattern: units[i]) < UInt64(limits.0), UInt64(bitPattern: sources[i]) < UInt64(limits.1),
+                  UInt64(bitPattern: devices[i]) < UInt64(limits.2), UInt64(bitPattern: metadata[i]) < UInt64(limits.3) else {
                 throw bad("sample \(i): dictionary id out of range")
             }
         }
