@@ -49,10 +49,12 @@ public final class Compactor {
     private var directoriesToSync = Set<String>()
     private var generation: UInt64 = 1
     private var report = CompactionReport()
+    private var syncer = BackgroundSyncer()
 
     public func run(progress: ((CompactionProgress) -> Void)? = nil) throws(TSDBError) -> CompactionReport {
         let clock = ContinuousClock.now
         strings = ByteInterner(); pending = [:]; written = [:]; late = [:]; directoriesToSync = []
+        syncer = BackgroundSyncer()
         report = CompactionReport()
         let previous = try? Manifest.read(at: layout.manifestPath)
         generation = (previous?.generation ?? 0) + 1
@@ -73,10 +75,16 @@ public final class Compactor {
         var done = 0, bytesDone = 0
         progress?(CompactionProgress(filesDone: 0, filesTotal: files.count, bytesDone: 0, bytesTotal: totalBytes))
 
+        // Pipeline: batch k+1 is parsed on the worker threads while this thread merges and
+        // encodes batch k; segment fsyncs run on their own queue meanwhile.
+        let batches = stride(from: 0, to: files.count, by: options.batchSize).map {
+            Array(files[$0..<min($0 + options.batchSize, files.count)])
+        }
+        var pendingParse = batches.first.map { startParsing($0) }
         var batchStart = 0
-        while batchStart < files.count {
-            let batch = Array(files[batchStart..<min(batchStart + options.batchSize, files.count)])
-            let results = parseInParallel(batch)
+        for (k, batch) in batches.enumerated() {
+            let results = pendingParse!.wait()
+            pendingParse = k + 1 < batches.count ? startParsing(batches[k + 1]) : nil
             for (file, result) in zip(batch, results) {
                 switch result {
                 case .failure(let error):
@@ -109,6 +117,9 @@ public final class Compactor {
         try rewriteLateMonths()
 
         manifest.segments = written.keys.sorted().map { written[$0]! }
+        // Durability before publication: every segment (fsynced in the background as it was
+        // written) and its directory entry, then the manifest.
+        try syncer.finish()
         for dir in directoriesToSync.sorted() { try FileSystem.syncDirectory(dir) }
         try FileSystem.syncDirectory(layout.segmentsDirectory)
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
@@ -123,25 +134,27 @@ public final class Compactor {
         return report
     }
 
-    private func parseInParallel(_ batch: [RawFile]) -> [Result<ParsedDayFile, TSDBError>] {
-        let slots = UnsafeMutableBufferPointer<Result<ParsedDayFile, TSDBError>?>.allocate(capacity: batch.count)
-        slots.initialize(repeating: nil)
-        defer { slots.deinitialize(); slots.deallocate() }
-        let box = SlotBox(slots: slots)
-        let work = { @Sendable (i: Int) in
-            let file = batch[i]
-            box.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
-                let mapped = try MappedFile(path: file.absolutePath)
-                mapped.adviseSequential()
-                return try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: file.absolutePath) }
+    /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
+    private func startParsing(_ batch: [RawFile]) -> ParseJob {
+        let job = ParseJob(count: batch.count)
+        let parallel = options.threads > 1 && batch.count > 1
+        DispatchQueue.global().async {
+            let work = { @Sendable (i: Int) in
+                let file = batch[i]
+                job.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
+                    let mapped = try MappedFile(path: file.absolutePath)
+                    mapped.adviseSequential()
+                    return try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: file.absolutePath) }
+                }
             }
+            if parallel {
+                DispatchQueue.concurrentPerform(iterations: batch.count, execute: work)
+            } else {
+                for i in 0..<batch.count { work(i) }
+            }
+            job.done.signal()
         }
-        if options.threads > 1 && batch.count > 1 {
-            DispatchQueue.concurrentPerform(iterations: batch.count, execute: work)
-        } else {
-            for i in 0..<batch.count { work(i) }
-        }
-        return slots.map { $0! }
+        return job
     }
 
     /// Moves a file's samples into the per-(type, month) buffers, re-numbering its strings.
@@ -214,7 +227,10 @@ public final class Compactor {
         let path = layout.storeDirectory + "/" + relative
         let directory = FileSystem.parentDirectory(path)
         try FileSystem.makeDirectories(directory)
-        try FileSystem.writeAtomically(bytes, to: path, syncDirectory: false)
+        // fsynced in the background: nothing names this generation's files until the manifest
+        // is published, and run() waits for every fsync before that.
+        try FileSystem.writeAtomically(bytes, to: path, syncFile: false, syncDirectory: false)
+        syncer.sync(path)
         directoriesToSync.insert(directory)
         written[key] = Manifest.SegmentEntry(type: type, year: y, month: m, path: relative, fileSize: bytes.count,
                                             fileCRC: CRC32C.checksum(bytes), sampleCount: samples.count,
@@ -278,9 +294,44 @@ public final class Compactor {
     }
 }
 
-private final class SlotBox: @unchecked Sendable {
+/// One batch being parsed: each worker writes only its own slot, and the reader waits for
+/// `done` before reading any, so the slots need no lock.
+private final class ParseJob: @unchecked Sendable {
     let slots: UnsafeMutableBufferPointer<Result<ParsedDayFile, TSDBError>?>
-    init(slots: UnsafeMutableBufferPointer<Result<ParsedDayFile, TSDBError>?>) { self.slots = slots }
+    let done = DispatchSemaphore(value: 0)
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func wait() -> [Result<ParsedDayFile, TSDBError>] {
+        done.wait()
+        return slots.map { $0! }
+    }
+}
+
+/// fsyncs files on a serial background queue; ``finish()`` waits for all and reports the first failure.
+final class BackgroundSyncer: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "tsdb.fsync")
+    private var failure: TSDBError?
+
+    func sync(_ path: String) {
+        queue.async {
+            guard self.failure == nil else { return }
+            do throws(TSDBError) { try FileSystem.syncFile(path) } catch { self.failure = error }
+        }
+    }
+
+    func finish() throws(TSDBError) {
+        let failure = queue.sync { self.failure }
+        if let failure { throw failure }
+    }
 }
 
 extension PackedSample {

@@ -71,7 +71,10 @@ enum FileSystem {
 
     /// Publishes `bytes` at `path` atomically: write a temporary file, fsync it, rename it over
     /// `path`, fsync the directory. A crash leaves either the old file or the new one.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, syncDirectory: Bool = true) throws(TSDBError) {
+    ///
+    /// With `syncFile: false` the data is not fsynced before the rename: only for files nothing
+    /// references yet, whose caller fsyncs them (``syncFile(_:)``) before publishing a reference.
+    static func writeAtomically(_ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true) throws(TSDBError) {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MappedFile.ioError("cannot create", temporary) }
@@ -80,7 +83,7 @@ enum FileSystem {
             if !ok { close(fd); unlink(temporary) }
         }
         try writeAll(fd, bytes, path: temporary)
-        guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
+        if syncFile { guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) } }
         guard close(fd) == 0 else { ok = true; unlink(temporary); throw MappedFile.ioError("cannot close", temporary) }
         ok = true
         guard rename(temporary, path) == 0 else {
@@ -101,6 +104,14 @@ enum FileSystem {
             }
             written += n
         }
+    }
+
+    /// Makes a file's data durable (fsync).
+    static func syncFile(_ path: String) throws(TSDBError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MappedFile.ioError("cannot open", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", path) }
     }
 
     static func syncDirectory(_ path: String) throws(TSDBError) {
