@@ -93,8 +93,9 @@ enum DayFileParser {
         if s.consume(UInt8(ascii: "]")) { return }
         var index = 0
         var metadataScratch = ByteWriter()
+        var caches = FieldCaches()
         repeat {
-            try parseSample(&s, &out, index: index, scratch: &metadataScratch)
+            try parseSample(&s, &out, index: index, scratch: &metadataScratch, caches: &caches)
             index += 1
         } while s.consume(UInt8(ascii: ","))
         try s.expect(UInt8(ascii: "]"), "',' or ']' after a sample")
@@ -103,7 +104,25 @@ enum DayFileParser {
     private static let fieldType = 1 << 0, fieldStart = 1 << 1, fieldEnd = 1 << 2, fieldValue = 1 << 3
     private static let fieldUnit = 1 << 4, fieldSource = 1 << 5, fieldDevice = 1 << 6, fieldMetadata = 1 << 7
 
-    private static func parseSample(_ s: inout JSONScanner, _ out: inout ParsedDayFile, index: Int, scratch: inout ByteWriter) throws(JSONScanner.Failure) {
+    /// The last string seen in each field: consecutive samples mostly repeat type, unit, source
+    /// and device, and comparing bytes with the previous one is cheaper than hashing.
+    struct FieldCaches {
+        struct Entry { var start = 0, length = -1, id: Int32 = 0 }
+        var type = Entry(), unit = Entry(), source = Entry(), device = Entry()
+    }
+
+    @inline(__always)
+    private static func intern(_ t: JSONScanner.StringToken, _ s: JSONScanner, _ out: inout ParsedDayFile, _ cache: inout FieldCaches.Entry) -> Int32 {
+        if t.hasEscapes { return s.unescaped.withUnsafeBytes { out.strings.intern($0) } }
+        let length = t.end - t.start
+        let base = s.bytes.baseAddress!
+        if length == cache.length && memcmp(base + cache.start, base + t.start, length) == 0 { return cache.id }
+        let id = out.strings.intern(UnsafeRawBufferPointer(start: base + t.start, count: length))
+        cache = FieldCaches.Entry(start: t.start, length: length, id: id)
+        return id
+    }
+
+    private static func parseSample(_ s: inout JSONScanner, _ out: inout ParsedDayFile, index: Int, scratch: inout ByteWriter, caches: inout FieldCaches) throws(JSONScanner.Failure) {
         s.skipWhitespace()
         let sampleOffset = s.position
         guard s.peek() == UInt8(ascii: "{") else { throw s.fail("samples[\(index)] must be an object, found \(s.describeFound())") }
@@ -132,7 +151,7 @@ enum DayFileParser {
                 case fieldType:
                     let t = try s.string("samples[\(index)].type")
                     guard t.end > t.start else { throw s.fail("samples[\(index)].type is empty", at: valueOffset) }
-                    sample.type = try s.withContent(t) { out.strings.intern($0) }
+                    sample.type = intern(t, s, &out, &caches.type)
                 case fieldStart, fieldEnd:
                     let name = field == fieldStart ? "start" : "end"
                     let t = try s.string("samples[\(index)].\(name)")
@@ -167,7 +186,8 @@ enum DayFileParser {
                     } else {
                         let name = field == fieldUnit ? "unit" : field == fieldSource ? "source" : "device"
                         let t = try s.string("samples[\(index)].\(name)")
-                        id = try s.withContent(t) { out.strings.intern($0) }
+                        id = field == fieldUnit ? intern(t, s, &out, &caches.unit)
+                            : field == fieldSource ? intern(t, s, &out, &caches.source) : intern(t, s, &out, &caches.device)
                     }
                     if field == fieldUnit { sample.unit = id } else if field == fieldSource { sample.source = id } else { sample.device = id }
                 case fieldMetadata:

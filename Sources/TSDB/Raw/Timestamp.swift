@@ -84,29 +84,27 @@ enum ISO8601 {
     static func parse(_ s: UnsafeRawBufferPointer) throws(Failure) -> Timestamp {
         let n = s.count
         guard n >= 19 else { throw Failure(message: "timestamp too short, expected YYYY-MM-DDTHH:MM:SS and a zone") }
-        func digits(_ at: Int, _ count: Int) throws(Failure) -> Int {
-            var v = 0
-            for i in at..<at + count {
-                let d = Int(s[i]) &- 48
-                guard d >= 0 && d <= 9 else { throw Failure(message: "expected a digit at character \(i + 1) of the timestamp") }
-                v = v * 10 + d
+        @inline(__always) func d(_ i: Int) -> Int { Int(s[i]) &- 48 }
+        func digits(_ at: Int, _ count: Int) throws(Failure) {
+            for i in at..<at + count where !(0...9).contains(d(i)) {
+                throw Failure(message: "expected a digit at character \(i + 1) of the timestamp")
             }
-            return v
         }
-        func sep(_ at: Int, _ c: UInt8, _ name: String) throws(Failure) {
-            guard s[at] == c else { throw Failure(message: "expected '\(name)' at character \(at + 1) of the timestamp") }
+        func sep(_ at: Int, _ c: Character) throws(Failure) {
+            guard s[at] == c.asciiValue! else { throw Failure(message: "expected '\(c)' at character \(at + 1) of the timestamp") }
         }
-        let year = try digits(0, 4)
-        try sep(4, UInt8(ascii: "-"), "-")
-        let month = try digits(5, 2)
-        try sep(7, UInt8(ascii: "-"), "-")
-        let day = try digits(8, 2)
-        try sep(10, UInt8(ascii: "T"), "T")
-        let hour = try digits(11, 2)
-        try sep(13, UInt8(ascii: ":"), ":")
-        let minute = try digits(14, 2)
-        try sep(16, UInt8(ascii: ":"), ":")
-        let second = try digits(17, 2)
+        // Fixed positions: check all separators and digits at once; only on failure walk them in
+        // order to name the first wrong character.
+        var wrong = s[4] != UInt8(ascii: "-") || s[7] != UInt8(ascii: "-") || s[10] != UInt8(ascii: "T")
+            || s[13] != UInt8(ascii: ":") || s[16] != UInt8(ascii: ":")
+        for i in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18] { wrong = wrong || UInt(bitPattern: d(i)) > 9 }
+        if wrong {
+            try digits(0, 4); try sep(4, "-"); try digits(5, 2); try sep(7, "-"); try digits(8, 2); try sep(10, "T")
+            try digits(11, 2); try sep(13, ":"); try digits(14, 2); try sep(16, ":"); try digits(17, 2)
+        }
+        let year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3)
+        let month = d(5) * 10 + d(6), day = d(8) * 10 + d(9)
+        let hour = d(11) * 10 + d(12), minute = d(14) * 10 + d(15), second = d(17) * 10 + d(18)
         guard month >= 1 && month <= 12 else { throw Failure(message: "month \(month) is not 01–12") }
         guard day >= 1 && day <= daysInMonth(year: year, month: month) else {
             throw Failure(message: "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)")
@@ -141,9 +139,10 @@ enum ISO8601 {
             i += 1
         } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
             guard i + 6 <= n else { throw Failure(message: "truncated zone offset, expected ±HH:MM") }
-            let oh = try digits(i + 1, 2)
-            try sep(i + 3, UInt8(ascii: ":"), ":")
-            let om = try digits(i + 4, 2)
+            try digits(i + 1, 2)
+            try sep(i + 3, ":")
+            try digits(i + 4, 2)
+            let oh = d(i + 1) * 10 + d(i + 2), om = d(i + 4) * 10 + d(i + 5)
             guard oh <= 23, om <= 59 else { throw Failure(message: "zone offset \(oh):\(om) is out of range") }
             offset = (oh * 60 + om) * (s[i] == UInt8(ascii: "-") ? -1 : 1)
             i += 6

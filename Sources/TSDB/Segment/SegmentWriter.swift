@@ -13,6 +13,7 @@ struct SegmentWriter {
         var units = DictionaryBuilder(), sources = DictionaryBuilder(), devices = DictionaryBuilder()
         var metadata = DictionaryBuilder(), numberTexts = DictionaryBuilder()
         var formIDs: [UInt64: Int64] = [:]
+        var lastForm: (key: UInt64, id: Int64) = (.max, -1)
 
         var out = ByteWriter(capacity: samples.count * 2 + 4096)
         out.append(SegmentFormat.magic)
@@ -36,12 +37,15 @@ struct SegmentWriter {
                 columns[.start].append((s.start - summary.firstStart) / unit)
                 columns[.duration].append((s.end - s.start) / unit)
                 summary.maxEnd = max(summary.maxEnd, s.end)
-                columns[.form].append(formIDs[s.forms] ?? {
-                    let id = Int64(dictionary.forms.count)
-                    dictionary.forms.append(s.forms)
-                    formIDs[s.forms] = id
-                    return id
-                }())
+                if s.forms != lastForm.key {
+                    lastForm = (s.forms, formIDs[s.forms] ?? {
+                        let id = Int64(dictionary.forms.count)
+                        dictionary.forms.append(s.forms)
+                        formIDs[s.forms] = id
+                        return id
+                    }())
+                }
+                columns[.form].append(lastForm.id)
                 columns[.valueTag].append(Int64(s.valueTag))
                 var numeric: Double? = nil
                 if s.valueTag == ValueTag.numberText {
@@ -162,18 +166,21 @@ struct SegmentWriter {
     }
 }
 
-/// Assigns segment dictionary ids (0 absent, 1 null, 2+k entry k) to interned strings.
+/// Assigns segment dictionary ids (0 absent, 1 null, 2+k entry k) to interned strings,
+/// through a dense table indexed by interned id (no hashing per sample).
 private struct DictionaryBuilder {
     var strings: [String] = []
-    var ids: [Int32: Int64] = [:]
+    var ids: [Int64] = []
 
     mutating func id(_ interned: Int32, _ table: ByteInterner) -> Int64 {
         if interned == PackedSample.absent { return 0 }
         if interned == PackedSample.null { return 1 }
-        if let id = ids[interned] { return id }
+        let i = Int(interned)
+        if i < ids.count, ids[i] >= 0 { return ids[i] }
+        if i >= ids.count { ids.append(contentsOf: repeatElement(-1, count: max(i + 1, table.count) - ids.count)) }
         let id = Int64(strings.count) + SegmentFormat.firstDictionaryID
         strings.append(table.string(interned))
-        ids[interned] = id
+        ids[i] = id
         return id
     }
 }
