@@ -119,6 +119,63 @@ import Testing
         for series in [monotone, noisy, small] { #expect(try roundTrip(series) == series) }
     }
 
+    /// A workout (5 s gaps) inside a day of 1–3 minute gaps: one width per block would pay the
+    /// wide width for every value; miniblocks adapt.
+    @Test func mixedRegimesUseMiniblocks() throws {
+        var rng = SplitMix64(seed: 12)
+        var t: Int64 = 0
+        let values = (0..<4096).map { i -> Int64 in
+            t += (1000..<1700).contains(i) ? Int64.random(in: 4...6, using: &rng) : Int64.random(in: 60...180, using: &rng)
+            return t
+        }
+        var w = ByteWriter()
+        values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
+        #expect(w.bytes[0] == IntColumn.Encoding.deltaMiniblocks.rawValue)
+        #expect(w.count < 4096 * 8 / 8 - 4096 / 10)
+        #expect(try roundTrip(values) == values)
+    }
+
+    @Test(arguments: [2, 128, 129, 130, 256, 257, 1000])
+    func miniblockBoundaries(count: Int) throws {
+        var rng = SplitMix64(seed: UInt64(count))
+        var t = Int64.max - 1_000_000_000
+        let values = (0..<count).map { i -> Int64 in
+            t = t &+ (i / 128 % 2 == 0 ? Int64.random(in: 0...3, using: &rng) : Int64.random(in: -100_000...100_000, using: &rng))
+            return t
+        }
+        var w = ByteWriter()
+        values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
+        #expect(try roundTrip(values) == values)
+        // Forced through the miniblock path, whatever the writer would pick.
+        var forced = ByteWriter()
+        forced.u8(IntColumn.Encoding.deltaMiniblocks.rawValue)
+        forced.varint(values[0])
+        var start = 1
+        while start < count {
+            let end = min(start + IntColumn.miniblockSize, count)
+            let deltas = (start..<end).map { values[$0] &- values[$0 - 1] }
+            let lo = deltas.min()!
+            let width = IntColumn.bitWidth(UInt64(bitPattern: deltas.max()! &- lo))
+            forced.varint(lo)
+            forced.u8(UInt8(width))
+            IntColumn.pack(count: deltas.count, width: width, into: &forced) { UInt64(bitPattern: deltas[$0] &- lo) }
+            start = end
+        }
+        let bytes = forced.bytes + [UInt8](repeating: 0, count: IntColumn.readSlack)
+        var out = [Int64](repeating: 0, count: count)
+        try bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<forced.count]), context: "column")
+            try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) }
+            #expect(r.isAtEnd)
+        }
+        #expect(out == values)
+        // Truncated by one byte: an error, never a wrong value.
+        try bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<forced.count - 1]), context: "column")
+            #expect(throws: TSDBError.self) { try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) } }
+        }
+    }
+
     @Test func regularSeriesCostsNoBitsPerValue() {
         var w = ByteWriter()
         let values = (0..<1000).map { Int64($0) * 5 }

@@ -17,6 +17,7 @@ import Testing
         ("edge-cases", .none, 2),
         ("edge-cases", .zstd, 4096),
         ("edge-cases", .lz4, 3),
+        ("heart-rate-workout", .none, 4096),
     ]
 
     func expectedSamples(_ name: String) throws -> [Sample] {
@@ -47,6 +48,12 @@ import Testing
             #expect(stored == written, "\(name).\(codec).seg is not what this build writes")
         }
         #expect(try readSegment(segmentPath) == samples, "\(name).\(codec).seg does not decode to \(name).json")
+    }
+
+    @Test func workoutVectorExercisesMiniblocks() throws {
+        // Byte 0 of the block is the start column's encoding (§5.1): 2 = miniblocks.
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/heart-rate-workout.none.seg")))
+        #expect(bytes[SegmentFormat.headerSize] == IntColumn.Encoding.deltaMiniblocks.rawValue)
     }
 
     @Test func workedExampleHeaderAndFooter() throws {

@@ -2,9 +2,10 @@
 ///
 /// Layout (Formats/segment-v1.md §5.1):
 ///
-///     u8      encoding    0 = FOR, 1 = delta-FOR
+///     u8      encoding    0 = FOR, 1 = delta-FOR, 2 = delta-FOR in miniblocks
 ///     FOR:       varint reference, u8 width, ceil(n*width/8) bytes packed (v - reference)
 ///     delta-FOR: varint first, varint reference, u8 width, ceil((n-1)*width/8) bytes packed (d - reference)
+///     miniblocks: varint first, then per run of up to 128 deltas: varint reference, u8 width, packed
 ///
 /// All arithmetic wraps, so every `Int64` (extremes included) round-trips exactly. Bits are packed
 /// little-endian: value `i` occupies bits `i*width ..< (i+1)*width` of the little-endian bit stream.
@@ -12,7 +13,12 @@ enum IntColumn {
     enum Encoding: UInt8 {
         case frameOfReference = 0
         case deltaFrameOfReference = 1
+        case deltaMiniblocks = 2
     }
+
+    /// Deltas per miniblock (§5.1): small enough that a workout's 5-second heart-rate gaps and a
+    /// night's 5-minute gaps in one block each get their own bit width.
+    static let miniblockSize = 128
 
     /// Readers may load 8 bytes at any packed byte offset, so decode buffers keep this much zeroed slack.
     static let readSlack = 8
@@ -46,7 +52,23 @@ enum IntColumn {
         let deltaWidth = n > 1 ? bitWidth(UInt64(bitPattern: dhi &- dlo)) : 0
         let forBytes = packedByteCount(count: n, width: forWidth)
         let deltaBytes = packedByteCount(count: n - 1, width: deltaWidth) + 9
-        if n > 1 && deltaBytes < forBytes {
+        let miniblocks = n > 1 ? miniblockCost(values) : .max
+        if miniblocks < min(forBytes, deltaBytes) {
+            out.u8(Encoding.deltaMiniblocks.rawValue)
+            out.varint(values[0])
+            var start = 1
+            while start < n {
+                let end = min(start + miniblockSize, n)
+                var lo = Int64.max, hi = Int64.min
+                for i in start..<end { let d = values[i] &- values[i - 1]; lo = min(lo, d); hi = max(hi, d) }
+                let width = bitWidth(UInt64(bitPattern: hi &- lo))
+                out.varint(lo)
+                out.u8(UInt8(width))
+                let base = start
+                pack(count: end - start, width: width, into: &out) { UInt64(bitPattern: (values[base + $0] &- values[base + $0 - 1]) &- lo) }
+                start = end
+            }
+        } else if n > 1 && deltaBytes < forBytes {
             out.u8(Encoding.deltaFrameOfReference.rawValue)
             out.varint(values[0])
             out.varint(dlo)
@@ -58,6 +80,22 @@ enum IntColumn {
             out.u8(UInt8(forWidth))
             pack(count: n, width: forWidth, into: &out) { UInt64(bitPattern: values[$0] &- lo) }
         }
+    }
+
+    /// Bytes the miniblock encoding would take (headers estimated at their varint length).
+    static func miniblockCost(_ values: UnsafeBufferPointer<Int64>) -> Int {
+        var total = 10
+        var start = 1
+        while start < values.count {
+            let end = min(start + miniblockSize, values.count)
+            var lo = Int64.max, hi = Int64.min
+            for i in start..<end { let d = values[i] &- values[i - 1]; lo = min(lo, d); hi = max(hi, d) }
+            let zig = ZigZag.encode(lo)
+            total += 1 + (zig == 0 ? 1 : (64 - zig.leadingZeroBitCount + 6) / 7)
+            total += packedByteCount(count: end - start, width: bitWidth(UInt64(bitPattern: hi &- lo)))
+            start = end
+        }
+        return total
     }
 
     @inline(__always)
@@ -91,7 +129,7 @@ enum IntColumn {
     static func decode(_ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>) throws(TSDBError) {
         let raw = try reader.u8("column encoding")
         guard let encoding = Encoding(rawValue: raw) else {
-            throw reader.fail("unknown integer column encoding \(raw), expected 0 (FOR) or 1 (delta-FOR)")
+            throw reader.fail("unknown integer column encoding \(raw), expected 0 (FOR), 1 (delta-FOR) or 2 (miniblocks)")
         }
         switch encoding {
         case .frameOfReference:
@@ -108,6 +146,23 @@ enum IntColumn {
             out[0] = first
             unpack(packed, count: n - 1, width: width, reference: reference, into: out + 1)
             var running = first
+            for i in 1..<n {
+                running = running &+ out[i]
+                out[i] = running
+            }
+        case .deltaMiniblocks:
+            guard n > 1 else { throw reader.fail("miniblock column with fewer than 2 values") }
+            out[0] = try reader.varint("miniblock first value")
+            var start = 1
+            while start < n {
+                let count = min(miniblockSize, n - start)
+                let reference = try reader.varint("miniblock reference")
+                let width = try widthByte(&reader)
+                let packed = try reader.bytes(packedByteCount(count: count, width: width), "miniblock packed deltas")
+                unpack(packed, count: count, width: width, reference: reference, into: out + start)
+                start += count
+            }
+            var running = out[0]
             for i in 1..<n {
                 running = running &+ out[i]
                 out[i] = running
