@@ -15,6 +15,9 @@ struct Compact: ParsableCommand {
     @Option(help: "zstd compression level (1–22): higher is smaller and slower to compact; reading speed barely changes.")
     var zstdLevel: Int32 = 3
 
+    @Option(help: "Parser threads (default: one per core).")
+    var threads: Int?
+
     @Option(help: "Samples per block.")
     var blockSize: Int = 4096
 
@@ -33,6 +36,10 @@ struct Compact: ParsableCommand {
         guard (1...65_536).contains(blockSize) else { throw ValidationError("--block-size must be 1...65536") }
         options.codec = c
         options.blockSamples = blockSize
+        if let threads {
+            guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+            options.threads = threads
+        }
         guard (1...22).contains(zstdLevel) else { throw ValidationError("--zstd-level must be 1...22") }
         options.zstdLevel = zstdLevel
         let report = try compact(layout, options)

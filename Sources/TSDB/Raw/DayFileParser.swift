@@ -137,7 +137,8 @@ enum DayFileParser {
                 s.skipWhitespace()
                 let keyOffset = s.position
                 let key = try s.string("key in samples[\(index)]")
-                let field = try s.withContent(key) { fieldBit($0) }
+                let field = key.hasEscapes ? s.unescaped.withUnsafeBytes { fieldBit($0) }
+                    : fieldBit(UnsafeRawBufferPointer(rebasing: s.bytes[key.start..<key.end]))
                 try s.expect(UInt8(ascii: ":"), "':' after key")
                 if field != 0 {
                     guard seen & field == 0 else {
@@ -171,7 +172,7 @@ enum DayFileParser {
                         throw s.fail("samples[\(index)].value must be a number or null, found \(s.describeFound())")
                     }
                     let range = try s.number()
-                    try s.checkFinite(range)
+                    if s.lastNumberHadExponent || range.count >= 300 { try s.checkFinite(range) }
                     if let d = exactDecimal(UnsafeRawBufferPointer(rebasing: s.bytes[range])) {
                         sample.mantissa = d.mantissa
                         sample.valueTag = ValueTag.decimalBase + d.scale
@@ -229,16 +230,30 @@ enum DayFileParser {
         out.samples.append(sample)
     }
 
+    /// The known sample keys, matched by length and one little-endian load (no memcmp).
     @inline(__always) private static func fieldBit(_ k: UnsafeRawBufferPointer) -> Int {
-        func eq(_ lit: StaticString) -> Bool {
-            lit.utf8CodeUnitCount == k.count && memcmp(lit.utf8Start, k.baseAddress!, k.count) == 0
+        @inline(__always) func word(_ n: Int) -> UInt64 {
+            var v: UInt64 = 0
+            for i in 0..<n { v |= UInt64(k[i]) << (8 * UInt64(i)) }
+            return v
+        }
+        @inline(__always) func lit(_ s: StaticString) -> UInt64 {
+            var v: UInt64 = 0
+            for i in 0..<s.utf8CodeUnitCount { v |= UInt64(s.utf8Start[i]) << (8 * UInt64(i)) }
+            return v
         }
         switch k.count {
-        case 3: return eq("end") ? fieldEnd : 0
-        case 4: return eq("type") ? fieldType : eq("unit") ? fieldUnit : 0
-        case 5: return eq("start") ? fieldStart : eq("value") ? fieldValue : 0
-        case 6: return eq("source") ? fieldSource : eq("device") ? fieldDevice : 0
-        case 8: return eq("metadata") ? fieldMetadata : 0
+        case 3: return word(3) == lit("end") ? fieldEnd : 0
+        case 4:
+            let w = word(4)
+            return w == lit("type") ? fieldType : w == lit("unit") ? fieldUnit : 0
+        case 5:
+            let w = word(5)
+            return w == lit("start") ? fieldStart : w == lit("value") ? fieldValue : 0
+        case 6:
+            let w = word(6)
+            return w == lit("source") ? fieldSource : w == lit("device") ? fieldDevice : 0
+        case 8: return k.loadUnaligned(as: UInt64.self) == lit("metadata") ? fieldMetadata : 0
         default: return 0
         }
     }

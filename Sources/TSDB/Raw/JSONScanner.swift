@@ -12,6 +12,8 @@ struct JSONScanner {
 
     /// Unescaped bytes of the last string read when it contained escapes.
     var unescaped: [UInt8] = []
+    /// Whether the last ``number()`` had an exponent (only those can overflow a Double).
+    var lastNumberHadExponent = false
 
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -43,6 +45,10 @@ struct JSONScanner {
     }
 
     mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(Failure) {
+        if position < bytes.count && bytes[position] == byte {
+            position += 1
+            return
+        }
         skipWhitespace()
         guard position < bytes.count, bytes[position] == byte else {
             throw fail("expected \(what()), found \(describeFound())")
@@ -52,6 +58,10 @@ struct JSONScanner {
 
     /// Consumes `byte` after white space if it is next.
     mutating func consume(_ byte: UInt8) -> Bool {
+        if position < bytes.count && bytes[position] == byte {
+            position += 1
+            return true
+        }
         skipWhitespace()
         if position < bytes.count && bytes[position] == byte {
             position += 1
@@ -252,7 +262,8 @@ struct JSONScanner {
             guard isDigit(peek()) else { throw fail("expected a digit after the decimal point, found \(describeFound())") }
             while isDigit(peek()) { position += 1 }
         }
-        if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
+        lastNumberHadExponent = peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E")
+        if lastNumberHadExponent {
             position += 1
             if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { position += 1 }
             guard isDigit(peek()) else { throw fail("expected a digit in the exponent, found \(describeFound())") }
@@ -309,9 +320,9 @@ struct JSONScanner {
                     skipWhitespace()
                     let keyOffset = position
                     let key = try string("object key")
-                    let keyBytes = try withContent(key) { Array($0) }
                     try expect(UInt8(ascii: ":"), "':' after object key")
                     if out != nil {
+                        let keyBytes = try withContent(key) { Array($0) }
                         var member: ByteWriter? = ByteWriter()
                         try value(into: &member, depth: depth + 1)
                         members.append((keyBytes, member!.bytes, keyOffset))
@@ -362,7 +373,7 @@ struct JSONScanner {
             try literal("null"); out?.append(Array("null".utf8))
         default:
             let range = try number()
-            try checkFinite(range)
+            if lastNumberHadExponent || range.count >= 300 { try checkFinite(range) }
             out?.append(UnsafeRawBufferPointer(rebasing: bytes[range]))
         }
     }
