@@ -21,8 +21,11 @@ struct Compact: ParsableCommand {
     @Option(help: "Samples per block.")
     var blockSize: Int = 4096
 
-    @Flag(help: "Rebuild every segment from scratch (currently every compaction is a full rebuild).")
+    @Flag(help: "Ignore the current store and rebuild every segment from the raw files.")
     var rebuild = false
+
+    @Flag(help: "Fail at once instead of waiting when another compaction holds the store.")
+    var noWait = false
 
     @Flag(help: "Print warnings (e.g. ignored unknown keys).")
     var verbose = false
@@ -35,6 +38,9 @@ struct Compact: ParsableCommand {
         }
         guard (1...65_536).contains(blockSize) else { throw ValidationError("--block-size must be 1...65536") }
         options.codec = c
+        options.rebuild = rebuild
+        options.waitForLock = !noWait
+        options.onLockWait = { pid in printError("waiting for another compaction of this store\(pid.map { " (pid \($0))" } ?? "") to finish…") }
         options.blockSamples = blockSize
         if let threads {
             guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
@@ -61,14 +67,26 @@ struct Compact: ParsableCommand {
 }
 
 func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
-    let mbps = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
     let bps = r.samplesStored > 0 ? Double(r.segmentBytes) / Double(r.samplesStored) : 0
+    let store = """
+      store:     \(formatCount(r.samplesStored)) samples, \(r.types) types, \(formatCount(r.segmentsTotal)) segments, \(formatBytes(r.segmentBytes)), \(fixed(bps, 2)) bytes/sample
+      skipped:   \(r.skipped.count) files\(r.skipped.isEmpty ? "" : " (see above)")
+      location:  \(layout.storeDirectory) (generation \(r.generation))
+    """
+    if r.upToDate {
+        return "up to date: \(formatCount(r.filesUnchanged)) day files unchanged (checked in \(fixed(r.elapsedSeconds * 1000, 1)) ms)\n" + store
+    }
+    if !r.isFullRebuild {
+        return """
+        updated in \(fixed(r.elapsedSeconds * 1000, 1)) ms: \(r.filesAdded) day files added, \(r.filesChanged) changed, \(r.filesDeleted) deleted, \(formatCount(r.filesUnchanged)) unchanged\(r.filesTouched > 0 ? ", \(r.filesTouched) touched (same content)" : "")
+          months:    \(r.monthsRebuilt) rebuilt from raw files, \(r.monthsAppended) extended with new files; \(r.segmentsWritten) segments written
+
+        """ + store
+    }
+    let mbps = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
     return """
     compacted \(formatCount(r.filesRead)) day files (\(formatBytes(r.bytesRead)) of JSON) in \(fixed(r.elapsedSeconds, 2)) s — \(fixed(mbps, 0)) MB/s
-      samples:   \(formatCount(r.samplesRead)) read, \(formatCount(r.samplesStored)) stored (\(formatCount(r.duplicatesDropped)) duplicates across day files)
-      types:     \(r.types)
-      segments:  \(formatCount(r.segmentsWritten)) files, \(formatBytes(r.segmentBytes)), \(fixed(bps, 2)) bytes/sample
-      skipped:   \(r.skipped.count) files\(r.skipped.isEmpty ? "" : " (see above)")
-      store:     \(layout.storeDirectory) (generation \(r.generation))
-    """
+      samples:   \(formatCount(r.samplesRead)) read, \(formatCount(r.duplicatesDropped)) duplicates across day files stored once
+
+    """ + store
 }

@@ -147,8 +147,10 @@ import Testing
         let first = try compact(folder.path)
         let oldStore = try Store(at: folder.path)
         let oldSamples = try storedSamples(oldStore)
-        let second = try compact(folder.path)
-        #expect(first.generation == 1 && second.generation == 2)
+        var rebuild = CompactionOptions()
+        rebuild.rebuild = true
+        let second = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: rebuild).run()
+        #expect(first.generation == 1 && second.generation == 2 && second.isFullRebuild)
         let store = try Store(at: folder.path)
         #expect(store.manifest.segments.allSatisfy { $0.path.contains(".g2.") })
         let files = FileManager.default.enumerator(atPath: folder.path + "/tsdb/segments")!.compactMap { $0 as? String }.filter { $0.hasSuffix(".seg") }

@@ -15,6 +15,9 @@ struct ParsedDayFile {
     /// Raw metadata text → canonical id: most samples repeat a few metadata objects verbatim.
     var rawMetadata = ByteInterner()
     var rawMetadataCanonicalID: [Int32] = []
+    /// ``ContentHash`` of the file's bytes and the UTC months its samples start in (set by the compactor).
+    var contentHash: UInt64 = 0
+    var months: [Int32] = []
 }
 
 /// Parses a day file (Formats/raw-json-v1.md) into packed samples.

@@ -6,6 +6,8 @@ struct RawFile {
     /// The date in the file name as days since 1970-01-01.
     var day: Int64
     var dateText: String
+    var size: Int
+    var mtimeNanoseconds: Int64
 }
 
 /// Finds the day files in `raw/YYYY/MM/YYYY-MM-DD.json`, in date order. Anything else is reported,
@@ -44,7 +46,10 @@ enum RawFileDiscovery {
                     let u = Array(stem.utf8)
                     func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
                     let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
-                    files.append(RawFile(relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day, dateText: stem))
+                    let status: (size: Int, mtimeNanoseconds: Int64)
+                    do { status = try FileSystem.status(path) } catch { skipped.append(error); continue }
+                    files.append(RawFile(relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day, dateText: stem,
+                                         size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
                 }
             }
         }

@@ -10,10 +10,28 @@ public struct CompactionReport: Sendable {
     public var samplesRead = 0
     /// Samples stored; fewer than read when identical samples appeared in two day files.
     public var samplesStored = 0
-    public var duplicatesDropped: Int { samplesRead - samplesStored }
+    /// Samples read but not stored because another day file had them too (full rebuilds only).
+    public var duplicatesDropped: Int { isFullRebuild ? samplesRead - samplesStored : 0 }
+    /// Every segment was rebuilt from every raw file (first run, `rebuild`, or a large change).
+    public var isFullRebuild: Bool { monthsRebuilt < 0 }
     public var types = 0
+    /// Segment files written by this run.
     public var segmentsWritten = 0
+    /// Segment files in the store afterwards, and their total size.
+    public var segmentsTotal = 0
     public var segmentBytes = 0
+    /// Raw files by what happened to them since the previous run.
+    public var filesAdded = 0
+    public var filesChanged = 0
+    public var filesDeleted = 0
+    public var filesUnchanged = 0
+    /// Files with a new modification time but the same content (only the manifest is updated).
+    public var filesTouched = 0
+    /// Months rebuilt from raw files and months extended with new files (-1: full rebuild).
+    public var monthsRebuilt = 0
+    public var monthsAppended = 0
+    /// Nothing had changed: no new generation was published.
+    public var upToDate = false
     public var generation: UInt64 = 0
     public var elapsedSeconds = 0.0
 

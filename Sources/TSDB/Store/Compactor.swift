@@ -16,16 +16,30 @@ public struct CompactionOptions: Sendable {
     public var batchSize = 16
     /// Parser threads (default: one per core).
     public var threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// Ignore the previous state and rebuild every segment from the raw files.
+    public var rebuild = false
+    /// More added or changed files than this are handled by a full (streaming) rebuild, which
+    /// keeps memory bounded; fewer are merged into the existing store.
+    public var incrementalFileLimit = 64
+    /// Wait for another compaction of the same store to finish (else fail at once).
+    public var waitForLock = true
+    /// Called when the store is locked by another process (its pid if known) before waiting.
+    public var onLockWait: (@Sendable (Int32?) -> Void)?
 
     public init() {}
 }
 
-/// Builds a store from the day files under `raw/` (a full rebuild; the raw folder is only read).
+/// Keeps a store in step with its raw folder; the raw folder is only ever read.
 ///
-/// Files are parsed in date order, in parallel batches. A (type, month) is encoded and written as
-/// soon as no later day file can contribute to it, so memory holds about two months of samples.
-/// Segments are written to temporary files, fsynced and renamed; the new manifest is published
-/// atomically last, and only then are the previous generation's files removed.
+/// The first run (or `rebuild`) parses every day file, in date order and in parallel batches,
+/// and writes each (type, month) as soon as no later file can add to it, so memory holds about
+/// two months of samples. Later runs compare the raw files with the manifest (size and mtime,
+/// then a content hash): months that only gained new files are rewritten from their existing
+/// segments plus the new samples; months with a changed or deleted file are rebuilt from every
+/// raw file that contributes to them; nothing changed means nothing is written. Segments are
+/// written under a new generation's names and fsynced; the manifest is published atomically
+/// last; only then are files no longer named removed. A crash at any point leaves the previous
+/// manifest and its files intact.
 public final class Compactor {
     public let layout: StoreLayout
     public var options: CompactionOptions
@@ -56,82 +70,234 @@ public final class Compactor {
         strings = ByteInterner(); pending = [:]; written = [:]; late = [:]; directoriesToSync = []
         syncer = BackgroundSyncer()
         report = CompactionReport()
-        let previous = try? Manifest.read(at: layout.manifestPath)
-        generation = (previous?.generation ?? 0) + 1
-        report.generation = generation
         try FileSystem.makeDirectories(layout.segmentsDirectory)
+        let lock = try StoreLock(path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)
+        defer { withExtendedLifetime(lock) {} }
+
+        var previous: Manifest?
+        if !options.rebuild && FileSystem.exists(layout.manifestPath) {
+            do {
+                previous = try Manifest.read(at: layout.manifestPath)
+            } catch {
+                report.warnings.append("\(error) — rebuilding the store from the raw files")
+            }
+        }
+        generation = (previous?.generation ?? (try? Manifest.read(at: layout.manifestPath))?.generation ?? 0) + 1
+        report.generation = generation
 
         let (files, skippedPaths) = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
         report.skipped = skippedPaths
-        var manifest = Manifest()
-        manifest.generation = generation
-        var sizes: [Int] = []
-        var totalBytes = 0
-        for f in files {
-            let size = (try? FileSystem.status(f.absolutePath).size) ?? 0
-            sizes.append(size)
-            totalBytes += size
+        let plan = previous.map { IncrementalPlan(files: files, previous: $0) }
+        var manifest: Manifest
+        if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit {
+            guard let updated = try incremental(plan, previous: previous, progress: progress) else {
+                report.upToDate = true
+                report.generation = previous.generation
+                finishReport(previous, clock: clock)
+                removeStaleFiles(previous)
+                return report
+            }
+            manifest = updated
+        } else {
+            manifest = try fullRebuild(files, progress: progress)
         }
+
+        // Durability before publication: every new segment (fsynced in the background as it was
+        // written) and its directory entry, then the manifest.
+        try syncer.finish()
+        for dir in directoriesToSync.sorted() { try FileSystem.syncDirectory(dir) }
+        try FileSystem.syncDirectory(layout.segmentsDirectory)
+        manifest.generation = generation
+        try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
+        removeStaleFiles(manifest)
+        finishReport(manifest, clock: clock)
+        return report
+    }
+
+    private func finishReport(_ manifest: Manifest, clock: ContinuousClock.Instant) {
+        report.segmentsTotal = manifest.segments.count
+        report.segmentBytes = manifest.segments.reduce(0) { $0 + $1.fileSize }
+        report.samplesStored = manifest.segments.reduce(0) { $0 + $1.sampleCount }
+        report.types = Set(manifest.segments.map(\.type)).count
+        let elapsed = ContinuousClock.now - clock
+        report.elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    // MARK: Full rebuild
+
+    private func fullRebuild(_ files: [RawFile], progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest {
+        report.monthsRebuilt = -1
+        var manifest = Manifest()
+        let totalBytes = files.reduce(0) { $0 + $1.size }
         var done = 0, bytesDone = 0
         progress?(CompactionProgress(filesDone: 0, filesTotal: files.count, bytesDone: 0, bytesTotal: totalBytes))
-
         // Pipeline: batch k+1 is parsed on the worker threads while this thread merges and
         // encodes batch k; segment fsyncs run on their own queue meanwhile.
         let batches = stride(from: 0, to: files.count, by: options.batchSize).map {
             Array(files[$0..<min($0 + options.batchSize, files.count)])
         }
         var pendingParse = batches.first.map { startParsing($0) }
-        var batchStart = 0
         for (k, batch) in batches.enumerated() {
             let results = pendingParse!.wait()
             pendingParse = k + 1 < batches.count ? startParsing(batches[k + 1]) : nil
             for (file, result) in zip(batch, results) {
-                switch result {
-                case .failure(let error):
-                    report.skipped.append(error)
-                case .success(let parsed):
-                    if let date = parsed.date, date != file.dateText {
-                        report.skipped.append(TSDBError(.invalidInput, "\"date\" is \"\(date)\" but the file name says \(file.dateText); file skipped", path: file.absolutePath))
-                        continue
-                    }
-                    let status = try? FileSystem.status(file.absolutePath)
-                    manifest.rawFiles.append(Manifest.RawFileEntry(path: file.relativePath, size: status?.size ?? 0,
-                                                                   mtimeNanoseconds: status?.mtimeNanoseconds ?? 0,
-                                                                   sampleCount: parsed.samples.count))
-                    report.filesRead += 1
-                    report.samplesRead += parsed.samples.count
-                    report.warnings += parsed.warnings.map { "\(file.absolutePath): \($0)" }
-                    merge(parsed)
-                }
+                guard let parsed = accept(file, result) else { continue }
+                let months = merge(parsed, keep: { _ in true })
+                manifest.rawFiles.append(entry(file, parsed, months))
+                report.filesAdded += 1
             }
-            for (i, _) in batch.enumerated() { bytesDone += sizes[batchStart + i] }
+            bytesDone += batch.reduce(0) { $0 + $1.size }
             done += batch.count
-            report.bytesRead = bytesDone
             // A day file holds samples overlapping its local day, so nothing starts more than
             // two days before its date: months ending 3+ days before this batch are complete.
             try flush(before: batch.last!.day - 3)
             progress?(CompactionProgress(filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
-            batchStart += batch.count
         }
         try flush(before: .max)
         try rewriteLateMonths()
-
         manifest.segments = written.keys.sorted().map { written[$0]! }
-        // Durability before publication: every segment (fsynced in the background as it was
-        // written) and its directory entry, then the manifest.
-        try syncer.finish()
-        for dir in directoriesToSync.sorted() { try FileSystem.syncDirectory(dir) }
-        try FileSystem.syncDirectory(layout.segmentsDirectory)
-        try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
-        removeUnreferencedFiles(manifest)
+        report.segmentsWritten = written.count
+        return manifest
+    }
 
-        report.segmentsWritten = manifest.segments.count
-        report.segmentBytes = manifest.segments.reduce(0) { $0 + $1.fileSize }
-        report.samplesStored = manifest.segments.reduce(0) { $0 + $1.sampleCount }
-        report.types = Set(manifest.segments.map(\.type)).count
-        let elapsed = ContinuousClock.now - clock
-        report.elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return report
+    // MARK: Incremental
+
+    /// What changed since the previous manifest, from a stat of every raw file.
+    struct IncrementalPlan {
+        /// Files whose size or mtime differ from the manifest, or that it does not list.
+        var candidates: [RawFile] = []
+        var unchanged: [RawFile] = []
+        var deleted: [Manifest.RawFileEntry] = []
+        var previousEntry: [String: Manifest.RawFileEntry] = [:]
+
+        init(files: [RawFile], previous: Manifest) {
+            for e in previous.rawFiles { previousEntry[e.path] = e }
+            var present = Set<String>()
+            for f in files {
+                present.insert(f.relativePath)
+                if let e = previousEntry[f.relativePath], e.size == f.size, e.mtimeNanoseconds == f.mtimeNanoseconds {
+                    unchanged.append(f)
+                } else {
+                    candidates.append(f)
+                }
+            }
+            deleted = previous.rawFiles.filter { !present.contains($0.path) }
+        }
+    }
+
+    /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
+    private func incremental(_ plan: IncrementalPlan, previous: Manifest, progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
+        var entries: [String: Manifest.RawFileEntry] = [:]
+        for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
+        var rebuild = Set<Int32>()
+        var touchedOnly = false
+        for e in plan.deleted { rebuild.formUnion(e.months) }
+        report.filesDeleted = plan.deleted.count
+
+        // Parse the new and changed files; a rewrite with identical content is not a change.
+        var fresh: [(RawFile, ParsedDayFile)] = []
+        let results = plan.candidates.isEmpty ? [] : startParsing(plan.candidates).wait()
+        for (file, result) in zip(plan.candidates, results) {
+            let old = plan.previousEntry[file.relativePath]
+            if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size {
+                var e = old
+                e.mtimeNanoseconds = file.mtimeNanoseconds
+                entries[file.relativePath] = e
+                touchedOnly = true
+                report.filesTouched += 1
+                continue
+            }
+            if let old { rebuild.formUnion(old.months) }  // its old samples must go
+            guard let parsed = accept(file, result) else { continue }
+            if old != nil { rebuild.formUnion(parsed.months); report.filesChanged += 1 } else { report.filesAdded += 1 }
+            fresh.append((file, parsed))
+        }
+        var append = Set<Int32>()
+        for (_, p) in fresh { append.formUnion(p.months) }
+        append.subtract(rebuild)
+        report.filesUnchanged = plan.unchanged.count
+        guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
+            if !touchedOnly { return nil }
+            var m = previous
+            m.rawFiles = entries.values.sorted { $0.path < $1.path }
+            return m
+        }
+
+        // Months with a change or deletion are rebuilt from every raw file that contributes
+        // to them; months that only gained files keep their stored samples.
+        let contributors = plan.unchanged.filter { !rebuild.isDisjoint(with: entries[$0.relativePath]!.months) }
+        var done = 0
+        let total = fresh.count + contributors.count
+        progress?(CompactionProgress(filesDone: 0, filesTotal: total, bytesDone: 0, bytesTotal: 0))
+        for (file, parsed) in fresh {
+            let months = merge(parsed, keep: { rebuild.contains($0) || append.contains($0) })
+            entries[file.relativePath] = entry(file, parsed, months)
+            done += 1
+        }
+        if !contributors.isEmpty {
+            for (file, result) in zip(contributors, startParsing(contributors).wait()) {
+                // Unchanged on disk but unreadable now (e.g. permissions): its months cannot be rebuilt
+                // faithfully, so the whole change is refused rather than silently losing samples.
+                guard case .success(let parsed) = result else {
+                    if case .failure(let e) = result { throw e }
+                    continue
+                }
+                _ = merge(parsed, keep: { rebuild.contains($0) })
+                done += 1
+                progress?(CompactionProgress(filesDone: done, filesTotal: total, bytesDone: 0, bytesTotal: 0))
+            }
+        }
+        for segment in previous.segments where append.contains(Int32(segment.year * 12 + segment.month - 1)) {
+            try loadStored(segment)
+        }
+        try flush(before: .max)
+        report.monthsRebuilt = rebuild.count
+        report.monthsAppended = append.count
+        report.segmentsWritten = written.count
+
+        var manifest = Manifest()
+        let replaced = rebuild.union(append)
+        manifest.segments = (previous.segments.filter { !replaced.contains(Int32($0.year * 12 + $0.month - 1)) } + written.values)
+            .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
+        manifest.rawFiles = entries.values.sorted { $0.path < $1.path }
+        return manifest
+    }
+
+    /// Adds a stored segment's samples to the pending buffers (for months that only gain files).
+    private func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
+        let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
+        let key = MonthKey(type: strings.intern(entry.type), month: Int32(entry.year * 12 + entry.month - 1))
+        let block = DecodedBlock()
+        for b in 0..<reader.blockCount {
+            try reader.decode(block: b, into: block)
+            for i in 0..<block.count { pending[key, default: []].append(PackedSample(reader.sample(i, of: block), strings: &strings)) }
+        }
+    }
+
+    // MARK: Parsing and merging
+
+    /// A parse result, or nil after recording why the file is skipped.
+    private func accept(_ file: RawFile, _ result: Result<ParsedDayFile, TSDBError>) -> ParsedDayFile? {
+        switch result {
+        case .failure(let error):
+            report.skipped.append(error)
+            return nil
+        case .success(let parsed):
+            if let date = parsed.date, date != file.dateText {
+                report.skipped.append(TSDBError(.invalidInput, "\"date\" is \"\(date)\" but the file name says \(file.dateText); file skipped", path: file.absolutePath))
+                return nil
+            }
+            report.filesRead += 1
+            report.bytesRead += file.size
+            report.samplesRead += parsed.samples.count
+            report.warnings += parsed.warnings.map { "\(file.absolutePath): \($0)" }
+            return parsed
+        }
+    }
+
+    private func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [Int32]) -> Manifest.RawFileEntry {
+        Manifest.RawFileEntry(path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
+                              contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: months)
     }
 
     /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
@@ -144,7 +310,12 @@ public final class Compactor {
                 job.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
                     let mapped = try MappedFile(path: file.absolutePath)
                     mapped.adviseSequential()
-                    return try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: file.absolutePath) }
+                    return try mapped.withBytes { (b) throws(TSDBError) in
+                        var parsed = try DayFileParser.parse(b, path: file.absolutePath)
+                        parsed.contentHash = ContentHash.hash(b)
+                        parsed.months = Self.months(of: parsed.samples)
+                        return parsed
+                    }
                 }
             }
             if parallel {
@@ -157,14 +328,27 @@ public final class Compactor {
         return job
     }
 
-    /// Moves a file's samples into the per-(type, month) buffers, re-numbering its strings.
-    private func merge(_ parsed: ParsedDayFile) {
+    /// The sorted UTC months the samples start in.
+    static func months(of samples: [PackedSample]) -> [Int32] {
+        var out = Set<Int32>()
+        var start = Int64.max, end = Int64.min
+        for s in samples where s.start < start || s.start >= end {
+            let m = month(of: s.start)
+            (start, end) = (m.start, m.end)
+            out.insert(m.index)
+        }
+        return out.sorted()
+    }
+
+    /// Moves a file's samples whose month passes `keep` into the per-(type, month) buffers,
+    /// re-numbering its strings. Returns the months of all its samples.
+    private func merge(_ parsed: ParsedDayFile, keep: (Int32) -> Bool) -> [Int32] {
         var remap = [Int32](repeating: 0, count: parsed.strings.count)
         for id in 0..<parsed.strings.count {
             remap[id] = parsed.strings.withBytes(Int32(id)) { strings.intern($0) }
         }
         @inline(__always) func map(_ id: Int32) -> Int32 { id >= 0 ? remap[Int(id)] : id }
-        var monthStart = Int64.max, monthEnd = Int64.min, monthIndex: Int32 = 0
+        var monthStart = Int64.max, monthEnd = Int64.min, monthIndex: Int32 = 0, keepMonth = false
         // Consecutive samples mostly share a (type, month): append to a local run and hand it
         // over when the key changes, instead of hashing the key for every sample.
         var runKey = MonthKey(type: -1, month: 0)
@@ -176,15 +360,17 @@ public final class Compactor {
         }
         defer { handOver() }
         for var s in parsed.samples {
+            if s.start < monthStart || s.start >= monthEnd {
+                (monthIndex, monthStart, monthEnd) = Self.month(of: s.start)
+                keepMonth = keep(monthIndex)
+            }
+            guard keepMonth else { continue }
             s.type = map(s.type)
             s.unit = map(s.unit)
             s.source = map(s.source)
             s.device = map(s.device)
             s.metadata = map(s.metadata)
             if s.valueTag == ValueTag.numberText { s.mantissa = Int64(remap[Int(s.mantissa)]) }
-            if s.start < monthStart || s.start >= monthEnd {
-                (monthIndex, monthStart, monthEnd) = Self.month(of: s.start)
-            }
             let key = MonthKey(type: s.type, month: monthIndex)
             if key != runKey {
                 handOver()
@@ -192,6 +378,7 @@ public final class Compactor {
             }
             run.append(s)
         }
+        return parsed.months
     }
 
     /// The UTC calendar month of an instant: its index and bounds in µs.
@@ -202,6 +389,8 @@ public final class Compactor {
         let end = ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1) * ISO8601.microsPerDay
         return (Int32(y * 12 + m - 1), start, end)
     }
+
+    // MARK: Writing segments
 
     /// Writes every pending (type, month) whose month ends before day `day`.
     private func flush(before day: Int64) throws(TSDBError) {
@@ -278,8 +467,9 @@ public final class Compactor {
         }
     }
 
-    /// Deletes segment files (and stale temporaries) that the published manifest does not name.
-    private func removeUnreferencedFiles(_ manifest: Manifest) {
+    /// Deletes files under `segments/` that the published manifest does not name: previous
+    /// generations, and temporaries or segments left by a crashed run.
+    private func removeStaleFiles(_ manifest: Manifest) {
         let keep = Set(manifest.segments.map { layout.storeDirectory + "/" + $0.path })
         guard let typeDirs = try? FileSystem.list(layout.segmentsDirectory) else { return }
         for dir in typeDirs where dir.isDirectory {

@@ -26,7 +26,12 @@ public struct Manifest: Sendable, Equatable {
         public var path: String
         public var size: Int
         public var mtimeNanoseconds: Int64
+        /// 64-bit hash of the file's bytes (``ContentHash``), to tell a rewrite with the same
+        /// content from a real change.
+        public var contentHash: UInt64
         public var sampleCount: Int
+        /// UTC months (`year * 12 + month - 1`) its samples start in: the months to rebuild when it changes.
+        public var months: [Int32]
     }
 
     public var generation: UInt64 = 0
@@ -49,7 +54,9 @@ public struct Manifest: Sendable, Equatable {
         }
         w.uvarint(UInt64(rawFiles.count))
         for r in rawFiles {
-            w.string(r.path); w.u64(UInt64(r.size)); w.i64(r.mtimeNanoseconds); w.u64(UInt64(r.sampleCount))
+            w.string(r.path); w.u64(UInt64(r.size)); w.i64(r.mtimeNanoseconds); w.u64(r.contentHash); w.u64(UInt64(r.sampleCount))
+            w.uvarint(UInt64(r.months.count))
+            for m in r.months { w.varint(Int64(m)) }
         }
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
@@ -80,10 +87,17 @@ public struct Manifest: Sendable, Equatable {
                     path: try r.string("path"), fileSize: Int(try r.u64("file size")), fileCRC: try r.u32("file CRC"),
                     sampleCount: Int(try r.u64("sample count")), firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
             }
-            let nr = try r.count("raw file count", limit: r.remaining / 25)
+            let nr = try r.count("raw file count", limit: r.remaining / 34)
             for _ in 0..<nr {
-                m.rawFiles.append(RawFileEntry(path: try r.string("raw path"), size: Int(try r.u64("size")),
-                                               mtimeNanoseconds: try r.i64("mtime"), sampleCount: Int(try r.u64("sample count"))))
+                var entry = RawFileEntry(path: try r.string("raw path"), size: Int(try r.u64("size")), mtimeNanoseconds: try r.i64("mtime"),
+                                         contentHash: try r.u64("content hash"), sampleCount: Int(try r.u64("sample count")), months: [])
+                let nm = try r.count("month count", limit: r.remaining)
+                for _ in 0..<nm {
+                    let month = try r.varint("month")
+                    guard let m32 = Int32(exactly: month) else { throw r.fail("month index \(month) out of range") }
+                    entry.months.append(m32)
+                }
+                m.rawFiles.append(entry)
             }
             guard r.remaining == 4 else { throw r.fail("\(r.remaining - 4) unexpected bytes before the CRC") }
             return m

@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import TSDB
+
+@Suite(.serialized) struct IncrementalTests {
+    func compact(_ dir: String, _ configure: (inout CompactionOptions) -> Void = { _ in }) throws -> CompactionReport {
+        var o = CompactionOptions()
+        o.blockSamples = 300
+        configure(&o)
+        return try Compactor(layout: StoreLayout(appleHealthDirectory: dir), options: o).run()
+    }
+
+    /// The store holds exactly the distinct samples of the raw folder.
+    func expectMatchesRaw(_ dir: String, _ comment: Comment? = nil) throws {
+        let stored = try storedSamples(Store(at: dir))
+        let raw = try rawSampleSet(dir + "/raw")
+        #expect(stored.count == raw.count, comment)
+        #expect(Set(stored) == Set(raw.keys), comment)
+    }
+
+    func segmentPaths(_ dir: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for s in try Store(at: dir).manifest.segments { out["\(s.type) \(s.year)-\(s.month)"] = s.path }
+        return out
+    }
+
+    /// Two generated stretches of days from one seed, so "new" days are realistic continuations.
+    func setUp(_ folder: TemporaryFolder, days: Int = 40) throws -> String {
+        try generate(folder.path + "/all", days: days + 10, seed: 21)
+        let raw = folder.path + "/store/raw"
+        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+        for rel in try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").sorted() where rel.hasSuffix(".json") {
+            let day = Int(rel.suffix(7).prefix(2))!
+            let month = Int(rel.dropFirst(5).prefix(2))!
+            // The first `days` days (from 2025-03-20) go in now; the rest are added later.
+            if month == 3 || (month == 4 && day <= days - 12) {
+                try FileManager.default.createDirectory(atPath: raw + "/" + rel.prefix(7), withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: raw + "/" + rel)
+            }
+        }
+        return folder.path + "/store"
+    }
+
+    @Test func nothingChangedWritesNothing() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder)
+        let first = try compact(dir)
+        let before = snapshot(dir + "/tsdb")
+        let second = try compact(dir)
+        #expect(second.upToDate && second.generation == first.generation && second.segmentsWritten == 0)
+        let after = snapshot(dir + "/tsdb")
+        #expect(before.keys.sorted() == after.keys.sorted())
+        for (k, v) in before where k != "LOCK" { #expect(after[k]?.0 == v.0 && after[k]?.1 == v.1, "\(k) was rewritten") }
+    }
+
+    @Test func addingADayRewritesOnlyItsMonths() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder)
+        _ = try compact(dir)
+        let old = try segmentPaths(dir)
+        try FileManager.default.copyItem(atPath: folder.path + "/all/raw/2025/04/2025-04-29.json", toPath: dir + "/raw/2025/04/2025-04-29.json")
+        let r = try compact(dir)
+        #expect(!r.isFullRebuild && r.filesAdded == 1 && r.monthsRebuilt == 0 && r.monthsAppended >= 1)
+        let new = try segmentPaths(dir)
+        for (key, path) in old where key.hasSuffix("2025-3") { #expect(new[key] == path, "March segment \(key) was rewritten") }
+        #expect(new.filter { $0.key.hasSuffix("2025-4") }.allSatisfy { $0.value.contains(".g2.") })
+        try expectMatchesRaw(dir)
+    }
+
+    @Test func changedDayReplacesItsSamples() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder)
+        _ = try compact(dir)
+        let path = dir + "/raw/2025/03/2025-03-25.json"
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        // A corrected re-export: one heart-rate value changes, and one sample disappears.
+        let hr = text.range(of: "\"value\":")!
+        let digits = text[hr.upperBound...].prefix { $0.isNumber }
+        text.replaceSubrange(hr.upperBound..<text.index(hr.upperBound, offsetBy: digits.count), with: "199")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        text = (lines[..<5] + lines[6...]).joined(separator: "\n")
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let r = try compact(dir)
+        #expect(r.filesChanged == 1 && r.monthsRebuilt >= 1)
+        try expectMatchesRaw(dir)
+        #expect(try storedSamples(Store(at: dir)).contains { $0.value.description == "199" })
+    }
+
+    @Test func deletedDayRemovesItsSamples() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder)
+        _ = try compact(dir)
+        try FileManager.default.removeItem(atPath: dir + "/raw/2025/04/2025-04-10.json")
+        let r = try compact(dir)
+        #expect(r.filesDeleted == 1 && r.monthsRebuilt >= 1)
+        try expectMatchesRaw(dir)
+    }
+
+    @Test func touchedFileWithSameContentRewritesNoSegment() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder)
+        _ = try compact(dir)
+        let old = try segmentPaths(dir)
+        let path = dir + "/raw/2025/04/2025-04-02.json"
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: path)
+        let r = try compact(dir)
+        #expect(r.filesTouched == 1 && r.segmentsWritten == 0)
+        #expect(try segmentPaths(dir) == old)
+        #expect(try compact(dir).upToDate)
+    }
+
+    @Test func manyNewFilesTakeTheStreamingRebuild() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder, days: 20)
+        _ = try compact(dir)
+        for rel in try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw") where rel.hasSuffix(".json")
+            && !FileManager.default.fileExists(atPath: dir + "/raw/" + rel) {
+            try FileManager.default.createDirectory(atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: dir + "/raw/" + rel)
+        }
+        let r = try compact(dir) { $0.incrementalFileLimit = 5 }
+        #expect(r.isFullRebuild)
+        try expectMatchesRaw(dir)
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func seededRandomEditsKeepTheStoreEqualToRaw(seed: UInt64) throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder, days: 25)
+        _ = try compact(dir)
+        var rng = SplitMix64(seed: seed)
+        let spare = try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").filter { $0.hasSuffix(".json") }.sorted()
+        for round in 0..<4 {
+            let present = try FileManager.default.subpathsOfDirectory(atPath: dir + "/raw").filter { $0.hasSuffix(".json") }.sorted()
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: // delete one
+                try FileManager.default.removeItem(atPath: dir + "/raw/" + present.randomElement(using: &rng)!)
+            case 1: // add or restore one
+                let rel = spare.randomElement(using: &rng)!
+                try? FileManager.default.removeItem(atPath: dir + "/raw/" + rel)
+                try FileManager.default.createDirectory(atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: dir + "/raw/" + rel)
+            case 2: // replace one day's content with another day's samples (a changed file)
+                let target = present.randomElement(using: &rng)!
+                let date = String(target.suffix(15).prefix(10))
+                var text = try String(contentsOfFile: folder.path + "/all/raw/" + spare.randomElement(using: &rng)!, encoding: .utf8)
+                if let r = text.range(of: #""date": "\d{4}-\d{2}-\d{2}""#, options: .regularExpression) { text.replaceSubrange(r, with: "\"date\": \"\(date)\"") }
+                try text.write(toFile: dir + "/raw/" + target, atomically: true, encoding: .utf8)
+            default: // break one (it must be reported and the rest stay right)
+                try "{\"samples\": [".write(toFile: dir + "/raw/" + present.randomElement(using: &rng)!, atomically: true, encoding: .utf8)
+            }
+            let r = try compact(dir)
+            let raw = try rawSampleSetSkippingBroken(dir + "/raw")
+            let stored = try storedSamples(Store(at: dir))
+            #expect(Set(stored) == raw && stored.count == raw.count, "seed \(seed) round \(round): \(r)")
+        }
+    }
+
+    @Test func secondCompactionWaitsOrFailsClearly() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder, days: 5)
+        _ = try compact(dir)
+        let held = try StoreLock(path: dir + "/tsdb/LOCK", wait: false, onWait: nil)
+        let e = caught { _ = try compact(dir) { $0.waitForLock = false } }
+        #expect(e?.message.contains("another compaction is running") == true)
+        #expect(e?.message.contains("pid \(getpid())") == true)
+        withExtendedLifetime(held) {}
+    }
+}
+
+/// Like ``rawSampleSet`` but leaves out files that do not parse (they are reported, not stored).
+func rawSampleSetSkippingBroken(_ raw: String) throws -> Set<Sample> {
+    var all = Set<Sample>()
+    for rel in try FileManager.default.subpathsOfDirectory(atPath: raw) where rel.hasSuffix(".json") {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: raw + "/" + rel)))
+        guard let s = try? samples(ofDayFile: bytes) else { continue }
+        all.formUnion(s)
+    }
+    return all
+}
