@@ -77,6 +77,11 @@ import Testing
         let stats = try tsdb("stats", "--store", appleHealth)
         #expect(stats.stdout.contains("bytes/sample") && stats.stdout.contains("total"))
 
+        let verify = try tsdb("verify", "--deep", "--store", appleHealth)
+        #expect(verify.status == 0 && verify.stdout.hasPrefix("ok:"), "\(verify.stdout)\(verify.stderr)")
+        let again = try tsdb("compact", imports)
+        #expect(again.status == 0 && again.stdout.hasPrefix("up to date"))
+
         let export = try tsdb("export", "--out", folder.path + "/exported", "--store", appleHealth)
         #expect(export.status == 0)
         #expect(Set(try rawSampleSet(folder.path + "/exported").keys) == Set(raw.keys))
@@ -99,6 +104,17 @@ import Testing
 
         let badRange = try tsdb("query", "HeartRate", "--range", "March", "--store", folder.path)
         #expect(badRange.status != 0 && badRange.stderr.contains("cannot read \"March\""))
+
+        // A damaged segment: verify says which and exits 1; --repair fixes it.
+        let segments = folder.path + "/tsdb/segments/HKQuantityTypeIdentifierHeartRate"
+        let file = segments + "/" + (try FileManager.default.contentsOfDirectory(atPath: segments).sorted().first!)
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        bytes[bytes.count / 2] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let damaged = try tsdb("verify", "--store", folder.path)
+        #expect(damaged.status == 1 && damaged.stderr.contains("damaged segment") && damaged.stderr.contains(file))
+        let repaired = try tsdb("verify", "--repair", "--store", folder.path)
+        #expect(repaired.status == 0 && repaired.stdout.contains("repaired"))
 
         let noStore = try tsdb("types", "--store", folder.path + "/raw/2025")
         #expect(noStore.status != 0 && !noStore.stderr.isEmpty)

@@ -38,20 +38,7 @@ func samples(ofDayFile bytes: [UInt8], path: String = "test.json") throws -> [Sa
 }
 
 func unpack(_ p: PackedSample, _ strings: inout ByteInterner) -> Sample {
-    func text(_ id: Int32) -> OptionalText {
-        id == PackedSample.absent ? .absent : id == PackedSample.null ? .null : .text(strings.string(id))
-    }
-    let value: SampleValue
-    switch p.valueTag {
-    case ValueTag.absent: value = .absent
-    case ValueTag.null: value = .null
-    case ValueTag.numberText: value = .numberText(strings.string(Int32(p.mantissa)))
-    default: value = .decimal(ExactDecimal(mantissa: p.mantissa, scale: p.valueTag - ValueTag.decimalBase))
-    }
-    let (sf, ef) = TimeForm.unpair(p.forms)
-    return Sample(type: strings.string(p.type), start: Timestamp(microseconds: p.start, form: sf),
-                  end: Timestamp(microseconds: p.end, form: ef), value: value, unit: text(p.unit),
-                  source: text(p.source), device: text(p.device), metadata: text(p.metadata))
+    Sample(p, strings: &strings)
 }
 
 /// Every sample of every day file under `raw`, with samples present in two files counted once.

@@ -72,11 +72,11 @@ public final class Store: @unchecked Sendable {
             reader = try SegmentReader(path: path)
         } catch {
             var e = error
-            e.message += " — the store is damaged; rebuild it from the raw files with `tsdb compact --rebuild`"
+            e.message += " — the store is damaged; `tsdb verify --repair` rebuilds the affected months from the raw files (or `tsdb compact --rebuild` all of them)"
             throw e
         }
         guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize else {
-            throw TSDBError(.corruption, "segment does not match the manifest (type, sample count or size differ); rebuild with `tsdb compact --rebuild`", path: path)
+            throw TSDBError(.corruption, "segment does not match the manifest (type, sample count or size differ); `tsdb verify --repair` rebuilds it from the raw files", path: path)
         }
         openSegments[entry.path] = reader
         return reader

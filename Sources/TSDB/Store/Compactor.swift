@@ -18,6 +18,9 @@ public struct CompactionOptions: Sendable {
     public var threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     /// Ignore the previous state and rebuild every segment from the raw files.
     public var rebuild = false
+    /// UTC months (`year * 12 + month - 1`) to rebuild from the raw files even if no raw file
+    /// changed: what `tsdb verify --repair` found damaged.
+    public var rebuildMonths: Set<Int32> = []
     /// More added or changed files than this are handled by a full (streaming) rebuild, which
     /// keeps memory bounded; fewer are merged into the existing store.
     public var incrementalFileLimit = 64
@@ -189,7 +192,7 @@ public final class Compactor {
     private func incremental(_ plan: IncrementalPlan, previous: Manifest, progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
         var entries: [String: Manifest.RawFileEntry] = [:]
         for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
-        var rebuild = Set<Int32>()
+        var rebuild = options.rebuildMonths
         var touchedOnly = false
         for e in plan.deleted { rebuild.formUnion(e.months) }
         report.filesDeleted = plan.deleted.count

@@ -1,0 +1,208 @@
+/// Checks a store against itself (quick) and against the raw files (deep).
+///
+/// Quick: the manifest reads; every segment it names exists with the recorded size and CRC-32C,
+/// opens, and every block decodes with its checksum and invariants. Deep: also re-reads every
+/// raw file and compares, for every (type, month), the distinct samples the raw files hold with
+/// the samples stored, naming the raw file of a missing sample. Deep works month by month, so
+/// memory holds one month of samples.
+public struct StoreVerifier {
+    public let layout: StoreLayout
+
+    public init(layout: StoreLayout) { self.layout = layout }
+
+    /// One problem found.
+    public struct Finding: Sendable, CustomStringConvertible {
+        public enum Kind: String, Sendable {
+            case damagedSegment = "damaged segment"
+            case missingSegment = "missing segment"
+            case unexpectedSegment = "unexpected segment"
+            case missingSamples = "missing samples"
+            case unexpectedSamples = "unexpected samples"
+            case rawFileChanged = "raw file changed since the last compaction"
+            case rawFileUnreadable = "raw file not compacted"
+            case damagedManifest = "damaged manifest"
+        }
+        public var kind: Kind
+        public var type: String?
+        /// UTC month, `year * 12 + month - 1`.
+        public var month: Int32?
+        public var path: String?
+        public var detail: String
+
+        /// Whether `tsdb verify --repair` (rebuilding the month from raw files) fixes it.
+        public var isRepairable: Bool { kind != .rawFileUnreadable && kind != .rawFileChanged }
+
+        public var description: String {
+            var parts = [kind.rawValue]
+            if let type { parts.append(TypeNames.shortName(type)) }
+            if let month { parts.append(monthKey(year: Int(month) / 12, month: Int(month) % 12 + 1)) }
+            if let path { parts.append(path) }
+            return parts.joined(separator: " · ") + ": " + detail
+        }
+    }
+
+    public struct Report: Sendable {
+        public var findings: [Finding] = []
+        public var segmentsChecked = 0
+        public var blocksChecked = 0
+        public var samplesChecked = 0
+        public var rawFilesChecked = 0
+        /// Problems that make the store disagree with itself or with the raw files.
+        public var problems: [Finding] { findings.filter { $0.kind != .rawFileChanged } }
+        /// Months `--repair` rebuilds.
+        public var monthsToRepair: Set<Int32> { Set(findings.filter(\.isRepairable).compactMap(\.month)) }
+    }
+
+    public func verify(deep: Bool, progress: ((Int, Int) -> Void)? = nil) throws(TSDBError) -> Report {
+        var report = Report()
+        let manifest: Manifest
+        do {
+            manifest = try Manifest.read(at: layout.manifestPath)
+        } catch {
+            report.findings.append(Finding(kind: .damagedManifest, path: layout.manifestPath, detail: "\(error.message); `tsdb compact --rebuild` rebuilds it"))
+            return report
+        }
+        var readable: [String: SegmentReader] = [:]
+        for (i, entry) in manifest.segments.enumerated() {
+            let month = Int32(entry.year * 12 + entry.month - 1)
+            let path = layout.storeDirectory + "/" + entry.path
+            func damaged(_ detail: String) {
+                report.findings.append(Finding(kind: .damagedSegment, type: entry.type, month: month, path: path, detail: detail))
+            }
+            do throws(TSDBError) {
+                let file = try MappedFile(path: path)
+                let crc = file.withBytes { CRC32C.checksum($0) }
+                guard file.count == entry.fileSize, crc == entry.fileCRC else {
+                    damaged("size \(file.count) and CRC \(hex32(crc)) differ from the manifest's \(entry.fileSize) and \(hex32(entry.fileCRC))")
+                    continue
+                }
+                let reader = try SegmentReader(file: file)
+                guard reader.type == entry.type, reader.year == entry.year, reader.month == entry.month, reader.sampleCount == entry.sampleCount else {
+                    damaged("holds \(reader.sampleCount) samples of \(reader.type) for \(monthKey(year: reader.year, month: reader.month)), the manifest says \(entry.sampleCount)")
+                    continue
+                }
+                let block = DecodedBlock()
+                for b in 0..<reader.blockCount {
+                    try reader.decode(block: b, into: block)
+                    report.blocksChecked += 1
+                }
+                report.samplesChecked += reader.sampleCount
+                readable[entry.path] = reader
+            } catch {
+                damaged(error.description)
+            }
+            report.segmentsChecked += 1
+            progress?(i + 1, manifest.segments.count)
+        }
+        if deep {
+            try compareWithRaw(manifest, readable, &report)
+        } else {
+            noteChangedRawFiles(manifest, &report)
+        }
+        return report
+    }
+
+    /// Raw files added, changed or removed since the manifest was written (not errors: the
+    /// store is simply behind until the next compaction).
+    private func noteChangedRawFiles(_ manifest: Manifest, _ report: inout Report) {
+        guard let (files, _) = try? RawFileDiscovery.find(rawDirectory: layout.rawDirectory) else { return }
+        let plan = Compactor.IncrementalPlan(files: files, previous: manifest)
+        for f in plan.candidates {
+            report.findings.append(Finding(kind: .rawFileChanged, path: f.absolutePath, detail: plan.previousEntry[f.relativePath] == nil ? "added" : "modified"))
+        }
+        for e in plan.deleted {
+            report.findings.append(Finding(kind: .rawFileChanged, path: layout.rawDirectory + "/" + e.path, detail: "deleted"))
+        }
+    }
+
+    private func compareWithRaw(_ manifest: Manifest, _ readable: [String: SegmentReader], _ report: inout Report) throws(TSDBError) {
+        let (files, skipped) = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
+        _ = skipped
+        // Pass 1: which months each raw file's samples start in.
+        var filesByMonth: [Int32: [RawFile]] = [:]
+        for f in files {
+            do throws(TSDBError) {
+                let parsed = try Self.parse(f)
+                for m in Compactor.months(of: parsed.samples) { filesByMonth[m, default: []].append(f) }
+                report.rawFilesChecked += 1
+            } catch {
+                report.findings.append(Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: error.description))
+            }
+        }
+        // Pass 2: month by month, expected (from raw) against stored.
+        var storedByMonth: [Int32: [Manifest.SegmentEntry]] = [:]
+        for s in manifest.segments { storedByMonth[Int32(s.year * 12 + s.month - 1), default: []].append(s) }
+        for month in Set(filesByMonth.keys).union(storedByMonth.keys).sorted() {
+            var expected: [String: [Sample: String]] = [:]
+            for f in filesByMonth[month] ?? [] {
+                guard let parsed = try? Self.parse(f) else { continue }
+                var strings = parsed.strings
+                for p in parsed.samples where Compactor.month(of: p.start).index == month {
+                    let s = Sample(p, strings: &strings)
+                    if expected[s.type, default: [:]][s] == nil { expected[s.type, default: [:]][s] = f.absolutePath }
+                }
+            }
+            var storedTypes = Set<String>()
+            for entry in storedByMonth[month] ?? [] {
+                storedTypes.insert(entry.type)
+                guard let reader = readable[entry.path] else { continue }
+                var stored = Set<Sample>()
+                let block = DecodedBlock()
+                for b in 0..<reader.blockCount {
+                    try reader.decode(block: b, into: block)
+                    for i in 0..<block.count { stored.insert(reader.sample(i, of: block)) }
+                }
+                let want = expected[entry.type] ?? [:]
+                if want.isEmpty {
+                    report.findings.append(Finding(kind: .unexpectedSegment, type: entry.type, month: month, path: layout.storeDirectory + "/" + entry.path,
+                                                   detail: "no raw file has samples of this type in this month"))
+                    continue
+                }
+                let missing = want.keys.filter { !stored.contains($0) }
+                let extra = stored.filter { want[$0] == nil }
+                if let example = missing.min(by: { $0.start < $1.start }) {
+                    report.findings.append(Finding(kind: .missingSamples, type: entry.type, month: month, path: want[example],
+                                                   detail: "\(missing.count) samples in the raw files are not stored, e.g. one starting \(example.start)"))
+                }
+                if let example = extra.min(by: { $0.start < $1.start }) {
+                    report.findings.append(Finding(kind: .unexpectedSamples, type: entry.type, month: month, path: layout.storeDirectory + "/" + entry.path,
+                                                   detail: "\(extra.count) stored samples are in no raw file, e.g. one starting \(example.start)"))
+                }
+            }
+            for (type, want) in expected where !storedTypes.contains(type) {
+                let example = want.min { $0.key.start < $1.key.start }!
+                report.findings.append(Finding(kind: .missingSegment, type: type, month: month, path: example.value,
+                                               detail: "\(want.count) samples in the raw files, no segment stores them"))
+            }
+        }
+    }
+
+    static func parse(_ f: RawFile) throws(TSDBError) -> ParsedDayFile {
+        let mapped = try MappedFile(path: f.absolutePath)
+        let parsed = try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: f.absolutePath) }
+        if let date = parsed.date, date != f.dateText {
+            throw TSDBError(.invalidInput, "\"date\" is \"\(date)\" but the file name says \(f.dateText)", path: f.absolutePath)
+        }
+        return parsed
+    }
+}
+
+extension Sample {
+    /// A packed sample with its strings resolved through `strings`.
+    init(_ p: PackedSample, strings: inout ByteInterner) {
+        func text(_ id: Int32) -> OptionalText {
+            id == PackedSample.absent ? .absent : id == PackedSample.null ? .null : .text(strings.string(id))
+        }
+        let value: SampleValue
+        switch p.valueTag {
+        case ValueTag.absent: value = .absent
+        case ValueTag.null: value = .null
+        case ValueTag.numberText: value = .numberText(strings.string(Int32(p.mantissa)))
+        default: value = .decimal(ExactDecimal(mantissa: p.mantissa, scale: p.valueTag - ValueTag.decimalBase))
+        }
+        let (sf, ef) = TimeForm.unpair(p.forms)
+        self.init(type: strings.string(p.type), start: Timestamp(microseconds: p.start, form: sf),
+                  end: Timestamp(microseconds: p.end, form: ef), value: value, unit: text(p.unit),
+                  source: text(p.source), device: text(p.device), metadata: text(p.metadata))
+    }
+}

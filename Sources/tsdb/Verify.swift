@@ -1,0 +1,45 @@
+import ArgumentParser
+import TSDB
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the store: every segment against the manifest and its checksums; with --deep, every sample against the raw files.",
+        discussion: "Exit status 0 when nothing is wrong, 1 when problems are listed. --repair rebuilds the affected months from the raw files.")
+
+    @Flag(help: "Also re-read every raw file and compare every sample with the segments.")
+    var deep = false
+
+    @Flag(help: "Rebuild the months with problems from the raw files, then check again.")
+    var repair = false
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() throws {
+        let layout = try StoreLayout.locate(storeOption.store ?? environment("TSDB_STORE") ?? ".")
+        let verifier = StoreVerifier(layout: layout)
+        var bar = ProgressBar("verifying")
+        var report = try verifier.verify(deep: deep) { bar.update(done: $0, total: $1) }
+        bar.finish()
+        printReport(report)
+        if repair && !report.problems.isEmpty {
+            var options = CompactionOptions()
+            let damagedManifest = report.findings.contains { $0.kind == .damagedManifest }
+            options.rebuild = damagedManifest
+            options.rebuildMonths = report.monthsToRepair
+            let r = try Compactor(layout: layout, options: options).run()
+            print("repaired: rebuilt \(damagedManifest ? "every month" : "\(report.monthsToRepair.count) months") from the raw files (generation \(r.generation))")
+            report = try verifier.verify(deep: deep)
+            printReport(report)
+        }
+        if !report.problems.isEmpty { throw ExitCode(1) }
+    }
+
+    func printReport(_ r: StoreVerifier.Report) {
+        for f in r.findings {
+            if f.kind == .rawFileChanged { print("note: \(f)") } else { printError("problem: \(f)") }
+        }
+        let scope = deep ? ", \(formatCount(r.rawFilesChecked)) raw files compared" : ""
+        print("\(r.problems.isEmpty ? "ok" : "\(r.problems.count) problems"): \(formatCount(r.segmentsChecked)) segments, \(formatCount(r.blocksChecked)) blocks, \(formatCount(r.samplesChecked)) samples checked\(scope)")
+        if !r.problems.isEmpty && !repair { print("`tsdb verify --repair\(deep ? " --deep" : "")` rebuilds the affected months from the raw files") }
+    }
+}
