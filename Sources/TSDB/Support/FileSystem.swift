@@ -76,6 +76,7 @@ enum FileSystem {
     /// references yet, whose caller fsyncs them (``syncFile(_:)``) before publishing a reference.
     static func writeAtomically(_ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true) throws(TSDBError) {
         let temporary = path + ".tmp"
+        try FaultInjection.fail(.create, temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MappedFile.ioError("cannot create", temporary) }
         var ok = false
@@ -83,9 +84,13 @@ enum FileSystem {
             if !ok { close(fd); unlink(temporary) }
         }
         try writeAll(fd, bytes, path: temporary)
-        if syncFile { guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) } }
+        if syncFile {
+            try FaultInjection.fail(.fsync, temporary)
+            guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
+        }
         guard close(fd) == 0 else { ok = true; unlink(temporary); throw MappedFile.ioError("cannot close", temporary) }
         ok = true
+        do throws(TSDBError) { try FaultInjection.fail(.rename, path) } catch { unlink(temporary); throw error }
         guard rename(temporary, path) == 0 else {
             let e = MappedFile.ioError("cannot rename into place", path)
             unlink(temporary)
@@ -95,6 +100,7 @@ enum FileSystem {
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(TSDBError) {
+        try FaultInjection.fail(.write, path)
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -108,6 +114,7 @@ enum FileSystem {
 
     /// Makes a file's data durable (fsync).
     static func syncFile(_ path: String) throws(TSDBError) {
+        try FaultInjection.fail(.fsync, path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MappedFile.ioError("cannot open", path) }
         defer { close(fd) }
@@ -115,6 +122,7 @@ enum FileSystem {
     }
 
     static func syncDirectory(_ path: String) throws(TSDBError) {
+        try FaultInjection.fail(.fsync, path + "/")
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw MappedFile.ioError("cannot open directory", path) }
         defer { close(fd) }
