@@ -72,6 +72,7 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
       store:     \(formatCount(r.samplesStored)) samples, \(r.types) types, \(formatCount(r.segmentsTotal)) segments, \(formatBytes(r.segmentBytes)), \(fixed(bps, 2)) bytes/sample
       skipped:   \(r.skipped.count) files\(r.skipped.isEmpty ? "" : " (see above)")
       location:  \(layout.storeDirectory) (generation \(r.generation))
+      memory:    \(peakResidentMemory().map { "peak \(formatBytes($0)) resident (mapped raw files included)" } ?? "n/a")
     """
     if r.upToDate {
         return "up to date: \(formatCount(r.filesUnchanged)) day files unchanged (checked in \(fixed(r.elapsedSeconds * 1000, 1)) ms)\n" + store

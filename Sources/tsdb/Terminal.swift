@@ -131,3 +131,20 @@ func zoneRule() -> TimeRange.ZoneRule {
 }
 
 private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+
+/// This process's peak resident memory in bytes (VmHWM from /proc/self/status), nil where not
+/// available. getrusage's ru_maxrss is not used: on Linux it can include the memory of the
+/// parent that spawned us, from before exec.
+func peakResidentMemory() -> Int? {
+    let fd = open("/proc/self/status", O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard n > 0 else { return nil }
+    for line in String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kib = line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
+        return kib.map { $0 * 1024 }
+    }
+    return nil
+}

@@ -33,9 +33,22 @@ struct Stats: ParsableCommand {
         print(renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: "")
         let raw = store.manifest.rawFiles.reduce(0) { $0 + $1.size }
         print("raw JSON: \(formatCount(store.manifest.rawFiles.count)) day files, \(formatBytes(raw)); store is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller")
+        let gaps = store.missingDays
+        if gaps.isEmpty {
+            print("missing days: none")
+        } else {
+            let count = gaps.reduce(0) { n, g in n + daysBetween(g.lowerBound, g.upperBound) + 1 }
+            let shown = gaps.prefix(20).map { $0.lowerBound == $0.upperBound ? $0.lowerBound : "\($0.lowerBound)..\($0.upperBound)" }
+            print("missing days: \(count) (\(shown.joined(separator: ", "))\(gaps.count > 20 ? ", …" : ""))")
+        }
     }
 }
 
 func day(_ micros: Int64) -> String {
     String(Timestamp(microseconds: micros, form: .zulu).description.prefix(10))
+}
+
+func daysBetween(_ a: String, _ b: String) -> Int {
+    guard let x = Timestamp(a + "T00:00:00Z"), let y = Timestamp(b + "T00:00:00Z") else { return 0 }
+    return Int((y.microseconds - x.microseconds) / 86_400_000_000)
 }

@@ -120,3 +120,54 @@ import Testing
         #expect(noStore.status != 0 && !noStore.stderr.isEmpty)
     }
 }
+
+/// Runs `tsdb compact` and returns its exit status and the peak resident memory it reports
+/// (its own VmHWM: wait4's ru_maxrss would include this test process's memory from before exec).
+func compactMeasuringMemory(_ directory: String) throws -> (status: Int32, peakBytes: Int) {
+    let run = try CommandLineTests().tsdb("compact", directory)
+    let line = run.stdout.split(separator: "\n").first { $0.contains("memory:") } ?? ""
+    let words = line.split(separator: " ")
+    guard let i = words.firstIndex(of: "peak"), i + 2 < words.count, let value = Double(words[i + 1]) else { return (run.status, -1) }
+    let scales: [String: Double] = ["B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9]
+    let scale = scales[String(words[i + 2])] ?? 0
+    return (run.status, Int(value * scale))
+}
+
+@Suite(.serialized) struct LargeInputTests {
+    /// 200 MB day files on one line, compacted by the real binary, one per run so each peak is
+    /// its own: memory is the mapped file (page cache, not a copy) plus what its samples need.
+    @Test func twoHundredMegabyteSingleLineFiles() throws {
+        let folder = TemporaryFolder("large")
+        defer { folder.cleanup() }
+        let sample = Array(#"{"type":"HKQuantityTypeIdentifierHeartRate","start":"2025-01-01T10:00:00Z","end":"2025-01-01T10:00:00Z","value":61,"unit":"count/min","source":"com.apple.health.A","device":"Apple Watch","metadata":{"HKMetadataKeyHeartRateMotionContext":0}}"#.utf8)
+        var big = Array(#"{"date":"2025-01-01","samples":["#.utf8)
+        big.reserveCapacity(200_000_100)
+        var count = 0
+        while big.count < 200_000_000 {
+            if count > 0 { big.append(UInt8(ascii: ",")) }
+            big += sample
+            count += 1
+        }
+        big += Array("]}".utf8)
+        folder.write(bytes: big, to: "samples/raw/2025/01/2025-01-01.json")
+        big = []
+        var blob = Array(#"{"date":"2025-01-02","samples":[{"type":"T","start":"2025-01-02T10:00:00Z","end":"2025-01-02T10:00:00Z","metadata":{"blob":""#.utf8)
+        blob += [UInt8](repeating: UInt8(ascii: "x"), count: 200_000_000)
+        blob += Array(#""}}]}"#.utf8)
+        folder.write(bytes: blob, to: "string/raw/2025/01/2025-01-02.json")
+        blob = []
+
+        // ~880,000 samples: 200 MB mapped + a few hundred bytes of working memory per sample.
+        let samples = try compactMeasuringMemory(folder.path + "/samples")
+        #expect(samples.status == 0)
+        #expect(samples.peakBytes > 0 && samples.peakBytes < 200_000_000 + count * 300, "peak \(samples.peakBytes / 1_000_000) MB for \(count) samples")
+        #expect(try Store(at: folder.path + "/samples").types.first?.sampleCount == 1, "identical samples are stored once")
+
+        // One 200 MB string: refused with a clear error, never copied.
+        let string = try compactMeasuringMemory(folder.path + "/string")
+        #expect(string.status == 2, "partial: the file is skipped")
+        #expect(string.peakBytes > 0 && string.peakBytes < 200_000_000 + 40_000_000, "peak \(string.peakBytes / 1_000_000) MB")
+        let report = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path + "/string")).run()
+        #expect(report.skipped.contains { $0.path?.hasSuffix("2025-01-02.json") == true && $0.message.contains("longer than the 1 MiB limit") && $0.line == 1 })
+    }
+}

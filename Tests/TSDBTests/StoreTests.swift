@@ -241,3 +241,17 @@ import Testing
         #expect(throws: TSDBError.self) { try TimeRange.parse(text) }
     }
 }
+
+@Suite struct GapTests {
+    @Test func missingDaysAreListedAsRanges() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 12, seed: 3, edgeCases: false, start: "2025-02-24")
+        for day in ["2025-02-26", "2025-03-01", "2025-03-02", "2025-03-03"] {
+            try FileManager.default.removeItem(atPath: folder.path + "/raw/\(day.prefix(4))/\(day.dropFirst(5).prefix(2))/\(day).json")
+        }
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        let gaps = try Store(at: folder.path).missingDays
+        #expect(gaps == ["2025-02-26"..."2025-02-26", "2025-03-01"..."2025-03-03"])
+    }
+}

@@ -9,6 +9,9 @@ struct JSONScanner {
     var position = 0
     /// Deepest nesting accepted; deeper input is rejected instead of exhausting the stack.
     static let maxDepth = 64
+    /// Longest string accepted (Formats/raw-json-v1.md §2): a sample's text never needs more,
+    /// and one huge string must not become a huge dictionary entry.
+    static let maxStringBytes = 1 << 20
 
     /// Unescaped bytes of the last string read when it contained escapes.
     var unescaped: [UInt8] = []
@@ -92,6 +95,9 @@ struct JSONScanner {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
                 position += 1
+                guard position - 1 - start <= Self.maxStringBytes else {
+                    throw fail("string of \(position - 1 - start) bytes is longer than the \(Self.maxStringBytes >> 20) MiB limit", at: start - 1)
+                }
                 return StringToken(start: start, end: position - 1, hasEscapes: false)
             }
             if b == UInt8(ascii: "\\") { return try escapedString(from: start) }
@@ -145,6 +151,9 @@ struct JSONScanner {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
                 position += 1
+                guard unescaped.count <= Self.maxStringBytes else {
+                    throw fail("string of \(unescaped.count) bytes is longer than the \(Self.maxStringBytes >> 20) MiB limit", at: start - 1)
+                }
                 return StringToken(start: start, end: position - 1, hasEscapes: true)
             }
             if b == UInt8(ascii: "\\") {
