@@ -68,6 +68,13 @@ struct ByteReader {
         ZigZag.decode(try uvarint(what))
     }
 
+    /// A u64 that must fit in a non-negative `Int` (sizes, counts).
+    mutating func int(_ what: String) throws(TSDBError) -> Int {
+        let v = try u64(what)
+        guard v <= UInt64(Int.max) else { throw fail("\(what) \(v) is out of range") }
+        return Int(v)
+    }
+
     /// A varint that must fit in `0...limit` (counts, lengths, indices).
     mutating func count(_ what: String, limit: Int) throws(TSDBError) -> Int {
         let v = try uvarint(what)

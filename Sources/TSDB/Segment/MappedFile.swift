@@ -13,6 +13,8 @@ final class MappedFile: @unchecked Sendable {
     let path: String
     let count: Int
     private let base: UnsafeRawPointer?
+    /// True when `base` is an owned heap copy (``init(copying:path:)``) rather than a mapping.
+    private let owned: Bool
 
     init(path: String) throws(TSDBError) {
         self.path = path
@@ -25,6 +27,7 @@ final class MappedFile: @unchecked Sendable {
             throw TSDBError(.invalidInput, "not a regular file", path: path)
         }
         count = Int(st.st_size)
+        owned = false
         if count == 0 {
             base = nil
             return
@@ -34,8 +37,19 @@ final class MappedFile: @unchecked Sendable {
         base = UnsafeRawPointer(p)
     }
 
+    /// The same interface over a private copy of `bytes` (for fuzzing and tests, no file needed).
+    init(copying bytes: UnsafeRawBufferPointer, path: String) {
+        self.path = path
+        count = bytes.count
+        owned = true
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        if let source = bytes.baseAddress { copy.copyMemory(from: source, byteCount: bytes.count) }
+        base = UnsafeRawPointer(copy)
+    }
+
     deinit {
-        if let base { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+        guard let base else { return }
+        if owned { UnsafeMutableRawPointer(mutating: base).deallocate() } else { munmap(UnsafeMutableRawPointer(mutating: base), count) }
     }
 
     /// Asks the kernel to read ahead: the caller is about to scan the whole file.

@@ -92,42 +92,45 @@ public final class SegmentReader: @unchecked Sendable {
         }
 
         // §6 Block index: sits right before the footer.
+        // Every size check comes before the arithmetic it protects: fields are untrusted.
         let indexLength = blockCount * SegmentFormat.indexEntrySize
-        guard indexOffset == UInt64(footerStart - indexLength), indexLength <= footerStart - SegmentFormat.headerSize else {
+        guard indexLength <= footerStart - SegmentFormat.headerSize, indexOffset == UInt64(footerStart - indexLength) else {
             throw .corrupt("block index of \(blockCount) entries at offset \(indexOffset) does not end at the footer (\(footerStart))", offset: footerStart + 24)
         }
-        let indexBytes = UnsafeRawBufferPointer(rebasing: bytes[Int(indexOffset)..<footerStart])
+        let indexStart = footerStart - indexLength
+        let indexBytes = UnsafeRawBufferPointer(rebasing: bytes[indexStart..<footerStart])
         guard CRC32C.checksum(indexBytes) == indexCRC else {
-            throw .corrupt("block index CRC mismatch (stored \(hex32(indexCRC)), computed \(hex32(CRC32C.checksum(indexBytes))))", offset: Int(indexOffset))
+            throw .corrupt("block index CRC mismatch (stored \(hex32(indexCRC)), computed \(hex32(CRC32C.checksum(indexBytes))))", offset: indexStart)
         }
 
         // §4 Dictionary: sits right before the index.
-        guard dictOffset == UInt64(Int(indexOffset) - dictStored), Int(dictOffset) >= SegmentFormat.headerSize else {
-            throw .corrupt("dictionary of \(dictStored) bytes at offset \(dictOffset) does not end at the index (\(indexOffset))", offset: footerStart)
+        guard dictStored <= indexStart - SegmentFormat.headerSize, dictOffset == UInt64(indexStart - dictStored) else {
+            throw .corrupt("dictionary of \(dictStored) bytes at offset \(dictOffset) does not end at the index (\(indexStart))", offset: footerStart)
         }
+        let dictStart = indexStart - dictStored
         guard let dictCodec = BlockCodec(rawValue: dictCodecByte) else {
             throw .corrupt("unknown dictionary codec \(dictCodecByte)", offset: footerStart + 20)
         }
-        let dictStoredBytes = UnsafeRawBufferPointer(rebasing: bytes[Int(dictOffset)..<Int(indexOffset)])
+        let dictStoredBytes = UnsafeRawBufferPointer(rebasing: bytes[dictStart..<indexStart])
         guard CRC32C.checksum(dictStoredBytes) == dictCRC else {
-            throw .corrupt("dictionary CRC mismatch (stored \(hex32(dictCRC)), computed \(hex32(CRC32C.checksum(dictStoredBytes))))", offset: Int(dictOffset))
+            throw .corrupt("dictionary CRC mismatch (stored \(hex32(dictCRC)), computed \(hex32(CRC32C.checksum(dictStoredBytes))))", offset: dictStart)
         }
         guard dictRaw <= 1 << 30 else { throw .corrupt("dictionary raw length \(dictRaw) is implausible", offset: footerStart + 12) }
-        let dictionary = try decompressed(dictStoredBytes, codec: dictCodec, rawLength: dictRaw, offset: Int(dictOffset)) { (raw) throws(TSDBError) in
-            try parseDictionary(raw, offset: Int(dictOffset))
+        let dictionary = try decompressed(dictStoredBytes, codec: dictCodec, rawLength: dictRaw, offset: dictStart) { (raw) throws(TSDBError) in
+            try parseDictionary(raw, offset: dictStart)
         }
 
         var locations: [BlockLocation] = []
         var summaries: [BlockSummary] = []
         locations.reserveCapacity(blockCount)
         summaries.reserveCapacity(blockCount)
-        var r = ByteReader(indexBytes, baseOffset: Int(indexOffset), context: "block index")
+        var r = ByteReader(indexBytes, baseOffset: indexStart, context: "block index")
         var expectedOffset = SegmentFormat.headerSize
         var total = 0
         var previousLastStart = Int64.min
         for i in 0..<blockCount {
             let entryOffset = r.fileOffset
-            let offset = Int(try r.u64("block offset"))
+            let rawOffset = try r.u64("block offset")
             let stored = Int(try r.u32("stored length"))
             let raw = Int(try r.u32("raw length"))
             let crc = try r.u32("block CRC")
@@ -139,8 +142,9 @@ public final class SegmentReader: @unchecked Sendable {
             let summary = BlockSummary(sampleCount: count, valueCount: valueCount, firstStart: try r.i64(), lastStart: try r.i64(),
                                        maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(), sumOfSquares: try r.f64())
             func bad(_ what: String) -> TSDBError { .corrupt("block \(i): \(what)", offset: entryOffset) }
-            guard offset == expectedOffset else { throw bad("starts at \(offset), expected \(expectedOffset) (blocks are contiguous)") }
-            guard stored <= Int(dictOffset) - offset else { throw bad("\(stored) stored bytes run past the dictionary at \(dictOffset)") }
+            guard rawOffset == UInt64(expectedOffset) else { throw bad("starts at \(rawOffset), expected \(expectedOffset) (blocks are contiguous)") }
+            let offset = expectedOffset
+            guard stored <= dictStart - offset else { throw bad("\(stored) stored bytes run past the dictionary at \(dictOffset)") }
             guard let codec = BlockCodec(rawValue: codecByte) else { throw bad("unknown codec \(codecByte)") }
             guard exponent <= SegmentFormat.maxTimeUnitExponent else { throw bad("time unit exponent \(exponent) > \(SegmentFormat.maxTimeUnitExponent)") }
             guard count >= 1, count <= SegmentFormat.maxBlockSamples else { throw bad("sample count \(count) outside 1...\(SegmentFormat.maxBlockSamples)") }
@@ -155,8 +159,8 @@ public final class SegmentReader: @unchecked Sendable {
             expectedOffset = offset + stored
             total += count
         }
-        guard expectedOffset == Int(dictOffset) else {
-            throw .corrupt("blocks end at \(expectedOffset) but the dictionary starts at \(dictOffset)", offset: Int(indexOffset))
+        guard expectedOffset == dictStart else {
+            throw .corrupt("blocks end at \(expectedOffset) but the dictionary starts at \(dictStart)", offset: indexStart)
         }
         guard UInt64(total) == sampleCount else {
             throw .corrupt("blocks hold \(total) samples, footer says \(sampleCount)", offset: footerStart + 40)

@@ -84,13 +84,13 @@ public struct Manifest: Sendable, Equatable {
             for _ in 0..<ns {
                 m.segments.append(SegmentEntry(
                     type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")),
-                    path: try r.string("path"), fileSize: Int(try r.u64("file size")), fileCRC: try r.u32("file CRC"),
-                    sampleCount: Int(try r.u64("sample count")), firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
+                    path: try r.string("path"), fileSize: try r.int("file size"), fileCRC: try r.u32("file CRC"),
+                    sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
             }
             let nr = try r.count("raw file count", limit: r.remaining / 34)
             for _ in 0..<nr {
-                var entry = RawFileEntry(path: try r.string("raw path"), size: Int(try r.u64("size")), mtimeNanoseconds: try r.i64("mtime"),
-                                         contentHash: try r.u64("content hash"), sampleCount: Int(try r.u64("sample count")), months: [])
+                var entry = RawFileEntry(path: try r.string("raw path"), size: try r.int("size"), mtimeNanoseconds: try r.i64("mtime"),
+                                         contentHash: try r.u64("content hash"), sampleCount: try r.int("sample count"), months: [])
                 let nm = try r.count("month count", limit: r.remaining)
                 for _ in 0..<nm {
                     let month = try r.varint("month")

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Swift's -sanitize=fuzzer with AddressSanitizer) and runs each
+# for a bounded time. Crashing inputs land in Tests/Fuzz/crashes/<target>/, where
+# FuzzRegressionTests replays them on every `swift test`.
+#   Tests/Fuzz/run-fuzzers.sh [seconds-per-target]   (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-60}
+out=.build/fuzz
+mkdir -p "$out"
+engine=$(find Sources/TSDB -name '*.swift' | sort)
+for target in raw-json segment; do
+  case $target in
+    raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v1/*.json) ;;
+    segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v1/*.seg) ;;
+  esac
+  echo "building $target"
+  swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDBFuzz -g \
+    -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 $engine "$entry" -o "$out/$target"
+  corpus="$out/corpus-$target"
+  mkdir -p "$corpus" "Tests/Fuzz/crashes/$target"
+  cp -n "${seeds[@]}" "$corpus/" 2>/dev/null || true
+  echo "fuzzing $target for ${seconds}s"
+  "$out/$target" "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+    -artifact_prefix="Tests/Fuzz/crashes/$target/" -print_final_stats=1 2>&1 | tail -n 12
+done
