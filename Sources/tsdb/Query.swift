@@ -3,12 +3,17 @@ import TSDB
 
 struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the samples of one type in a time range.",
+        abstract: "Samples of one type in a time range, or aggregates of them per bucket.",
         discussion: """
         TYPE is a HealthKit identifier or short name, case-insensitive: HeartRate, StepCount (Steps), \
         SleepAnalysis (Sleep), Workout, … RANGE is 2025, 2025-03, 2025-03-01, 2025-03-01..2025-04-01, \
-        or instants such as 2025-03-01T08:00:00+01:00..2025-03-01T12:00Z (either side may be empty). \
-        Calendar ranges are in UTC.
+        or instants such as 2025-03-01T08:00+01:00..2025-03-01T12:00Z; dates are in --tz.
+
+        With --bucket or --stats, prints aggregates: cumulative types (steps, distance, energy, …) \
+        default to sum, discrete types (heart rate, HRV, body mass, …) to count,min,max,mean, \
+        category types (sleep, stand hours) to time per value. Sums split interval samples across \
+        buckets by time (--assign start puts them in their start's bucket) and count time that \
+        several sources cover once, from the highest-priority source (--priority, --dedupe none).
         """)
 
     @Argument(help: "Sample type, e.g. HeartRate.")
@@ -17,24 +22,81 @@ struct Query: ParsableCommand {
     @Option(help: "Time range; default: everything.")
     var range: String?
 
+    @Option(help: "minute, hour, day, week, month, year, or a duration such as 15m, 6h.")
+    var bucket: String?
+
+    @Option(help: "Statistics: count,sum,min,max,mean,first,last,stddev,p50,p90,p95,p99 (any subset).")
+    var stats: String?
+
+    @Option(help: "IANA time zone for ranges, buckets and printed times (default: the system zone).")
+    var tz: String?
+
+    @Option(help: "First day of weeks: monday … sunday.")
+    var weekStart: String = "monday"
+
+    @Option(help: "Interval samples: prorate (split by time) or start (whole sample in its start's bucket).")
+    var assign: String = "prorate"
+
+    @Option(help: "Overlapping sources for sums and category times: priority (count once) or none.")
+    var dedupe: String = "priority"
+
+    @Option(help: "Source priority, highest first, comma-separated substrings of source or device.")
+    var priority: String = "Watch,iPhone"
+
+    @Flag(help: "Include buckets with no data.")
+    var fill = false
+
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
-    @Option(help: "Output: table, csv, json or ndjson.")
+    @Option(help: "Output: table, csv, json, ndjson or markdown.")
     var format: String = "table"
 
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
-        guard let format = OutputFormat(rawValue: format) else {
-            throw ValidationError("--format must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
         let store = try storeOption.open()
         let identifier = try TypeNames.resolve(type, among: store.types.map(\.type))
-        let r = try range.map { try TimeRange.parse($0, zone: zoneRule()) } ?? TimeRange(from: nil, to: nil)
-        var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
-        var writer = SampleWriter(format: format)
-        while let s = try cursor.next() { writer.write(s) }
-        writer.finish()
+        let zone = try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
+        let rule: TimeRange.ZoneRule = { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
+        let r = try range.map { try TimeRange.parse($0, zone: rule) } ?? TimeRange(from: nil, to: nil)
+        guard bucket != nil || stats != nil else {
+            guard let f = OutputFormat(rawValue: format) else {
+                throw ValidationError("--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
+            var writer = SampleWriter(format: f, zone: tz == nil ? nil : zone)
+            while let s = try cursor.next() { writer.write(s) }
+            writer.finish()
+            return
+        }
+        var o = AggregateOptions()
+        o.zone = zone
+        o.bucket = try bucket.map { try BucketSpec.parse($0) } ?? .none
+        o.statistics = try stats.map { try Statistic.parseList($0) }
+        let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        guard let ws = days.firstIndex(of: weekStart.lowercased()) else { throw ValidationError("--week-start must be a day name, e.g. monday") }
+        o.weekStart = ws + 1
+        guard ["prorate", "start"].contains(assign) else { throw ValidationError("--assign must be prorate or start") }
+        o.prorate = assign == "prorate"
+        guard ["priority", "none"].contains(dedupe) else { throw ValidationError("--dedupe must be priority or none") }
+        o.deduplicate = dedupe == "priority"
+        o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
+        o.fill = fill
+        o.source = source
+        guard let f = AggregateFormat(rawValue: format) else {
+            throw ValidationError("--format must be one of: " + AggregateFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        let result = try store.aggregate(identifier, from: r.from, to: r.to, options: o)
+        printAggregate(result, catalog: TypeCatalog(layout: store.layout), zone: zone, format: f)
+    }
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
     }
 }

@@ -7,11 +7,14 @@ enum OutputFormat: String, CaseIterable {
 /// Streams samples to stdout in one of the output formats.
 struct SampleWriter {
     let format: OutputFormat
+    /// When set, timestamps are shown in this zone instead of as written (table only).
+    let zone: TimeZoneRules?
     let out = OutputBuffer()
     private var count = 0
 
-    init(format: OutputFormat) {
+    init(format: OutputFormat, zone: TimeZoneRules? = nil) {
         self.format = format
+        self.zone = zone
         switch format {
         case .csv: out.write(DayFileWriter.csvHeader)
         case .json: out.write("[")
@@ -38,7 +41,9 @@ struct SampleWriter {
             let who = [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / ")
             var value: [UInt8] = []
             DayFileWriter.appendValue(s.value, to: &value)
-            line.append(contentsOf: (pad(s.start.description, 26) + pad(s.end == s.start ? "" : s.end.description, 26)
+            let start = zone.map { localTime(s.start.microseconds, $0) } ?? s.start.description
+            let end = zone.map { localTime(s.end.microseconds, $0) } ?? s.end.description
+            line.append(contentsOf: (pad(start, 26) + pad(s.end == s.start ? "" : end, 26)
                 + pad(String(decoding: value, as: UTF8.self), 10) + pad(s.unit.string ?? "", 10) + pad(shorten(who, 26), 28)
                 + (s.metadata.string ?? "") + "\n").utf8)
         }

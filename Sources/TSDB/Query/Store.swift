@@ -55,10 +55,11 @@ public final class Store: @unchecked Sendable {
         return byType.values.sorted { ($0.sampleCount, $1.type) > ($1.sampleCount, $0.type) }
     }
 
-    /// The segments of `type` that may hold a sample starting in `[from, to)`, in time order.
-    public func segments(of type: String, from: Int64 = .min, to: Int64 = .max) throws(TSDBError) -> [SegmentReader] {
+    /// The segments of `type` that may hold a sample starting in `[from, to)` (or, with
+    /// `overlapping`, any sample whose interval reaches into it), in time order.
+    public func segments(of type: String, from: Int64 = .min, to: Int64 = .max, overlapping: Bool = false) throws(TSDBError) -> [SegmentReader] {
         var out: [SegmentReader] = []
-        for entry in manifest.segments where entry.type == type && entry.lastStart >= from && entry.firstStart < to {
+        for entry in manifest.segments where entry.type == type && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from) && entry.firstStart < to {
             out.append(try segment(entry))
         }
         return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }

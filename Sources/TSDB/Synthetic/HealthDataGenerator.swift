@@ -164,7 +164,7 @@ public struct HealthDataGenerator {
         var w = wake + 10 * Self.minute
         while w < bed {
             let length = Int64(Int.random(in: 2...12, using: &rng)) * Self.minute + Int64.random(in: 0..<60, using: &rng) * Self.second
-            let steps = Int.random(in: 20...1400, using: &rng)
+            let steps = Int.random(in: 10...450, using: &rng)
             for onWatch in [true, false] where onWatch || Int.random(in: 0..<3, using: &rng) > 0 {
                 let n = onWatch ? steps : Int(Double(steps) * Double.random(in: 0.85...1.05, using: &rng))
                 let shift = onWatch ? 0 : Int64.random(in: -60...60, using: &rng) * Self.second

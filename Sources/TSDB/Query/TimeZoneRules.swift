@@ -1,0 +1,221 @@
+/// UTC offsets of an IANA time zone, read from the system's TZif files (RFC 8536), without
+/// Foundation or ICU (they cost milliseconds of start-up per process).
+///
+/// Transitions come from the file's 64-bit table; instants after the last one follow the
+/// POSIX TZ rule in the file's footer (`CET-1CEST,M3.5.0,M10.5.0/3`), so "slim" zone files work.
+public struct TimeZoneRules: Sendable, Equatable {
+    public let identifier: String
+    /// Transition instants (seconds since the epoch, UTC), sorted, and the offset in force from each.
+    let transitions: [Int64]
+    let offsets: [Int32]
+    /// Offset before the first transition.
+    let initialOffset: Int32
+    let footer: PosixRule?
+
+    public static let utc = TimeZoneRules(identifier: "UTC", transitions: [], offsets: [], initialOffset: 0, footer: nil)
+
+    /// A fixed offset, e.g. for `+05:30`.
+    public static func fixed(seconds: Int32) -> TimeZoneRules {
+        TimeZoneRules(identifier: seconds == 0 ? "UTC" : "UTC\(seconds < 0 ? "-" : "+")\(abs(seconds) / 3600):\(String(abs(seconds) / 60 % 60).count == 1 ? "0" : "")\(abs(seconds) / 60 % 60)",
+                      transitions: [], offsets: [], initialOffset: seconds, footer: nil)
+    }
+
+    static let zoneDirectories = ["/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo"]
+
+    /// Loads an IANA zone (`Europe/Paris`), `UTC`, or a fixed offset (`+05:30`, `-08:00`).
+    public static func named(_ name: String) throws(TSDBError) -> TimeZoneRules {
+        if name == "UTC" || name == "Z" || name == "Etc/UTC" { return .utc }
+        if let first = name.first, first == "+" || first == "-", let t = Timestamp("2000-01-01T00:00:00" + name) {
+            return .fixed(seconds: Int32(t.form.offsetMinutes) * 60)
+        }
+        guard !name.contains(".."), !name.hasPrefix("/"), !name.isEmpty else {
+            throw TSDBError(.invalidInput, "\"\(name)\" is not a time zone name")
+        }
+        for dir in zoneDirectories where FileSystem.exists(dir + "/" + name) {
+            let file = try MappedFile(path: dir + "/" + name)
+            return try file.withBytes { (b) throws(TSDBError) in try parse(b, identifier: name, path: file.path) }
+        }
+        throw TSDBError(.notFound, "unknown time zone \"\(name)\" (looked in \(zoneDirectories[0])); use an IANA name such as Europe/Paris, or an offset such as +05:30")
+    }
+
+    /// The system zone: `$TZ`, else `/etc/localtime`, else UTC.
+    public static func system(environment tz: String?) -> TimeZoneRules {
+        if let tz, !tz.isEmpty, let z = try? named(tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) { return z }
+        if let target = FileSystem.realPath("/etc/localtime") {
+            for dir in zoneDirectories where target.hasPrefix(dir + "/") {
+                if let z = try? named(String(target.dropFirst(dir.count + 1))) { return z }
+            }
+            if let file = try? MappedFile(path: target),
+               let z = try? file.withBytes({ (b) throws(TSDBError) in try parse(b, identifier: "localtime", path: target) }) { return z }
+        }
+        return .utc
+    }
+
+    /// Offset from UTC, in seconds, at an instant.
+    public func offset(atUTC seconds: Int64) -> Int32 {
+        if let last = transitions.last, seconds >= last, let footer { return footer.offset(atUTC: seconds) }
+        guard let first = transitions.first, seconds >= first else { return initialOffset }
+        var lo = 0, hi = transitions.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if transitions[mid] <= seconds { lo = mid } else { hi = mid - 1 }
+        }
+        return offsets[lo]
+    }
+
+    /// The instant of a local wall-clock time (seconds since the epoch as if local were UTC).
+    /// In a DST gap the wall time does not exist and the later offset's reading is used (02:30 on
+    /// a spring-forward day becomes 03:30); in an overlap the earlier instant is chosen.
+    public func utc(fromLocal local: Int64) -> Int64 {
+        let a = Int64(offset(atUTC: local - 86_400)), b = Int64(offset(atUTC: local + 86_400))
+        if a == b { return local - a }
+        let early = local - a, late = local - b
+        // Candidates whose offset agrees with themselves are real readings of this wall time.
+        let earlyOK = Int64(offset(atUTC: early)) == a, lateOK = Int64(offset(atUTC: late)) == b
+        if earlyOK && lateOK { return min(early, late) }
+        if earlyOK { return early }
+        if lateOK { return late }
+        return early // a gap: read with the offset before it, which lands after the jump
+
+    }
+
+    // MARK: TZif
+
+    static func parse(_ b: UnsafeRawBufferPointer, identifier: String, path: String) throws(TSDBError) -> TimeZoneRules {
+        var r = ByteReader(b, context: "TZif")
+        func header() throws(TSDBError) -> (version: UInt8, counts: [Int]) {
+            guard try r.bytes(4, "magic").elementsEqual(Array("TZif".utf8)) else { throw r.fail("not a TZif file") }
+            let version = try r.u8("version")
+            try r.skip(15, "reserved")
+            var counts: [Int] = []
+            for _ in 0..<6 { counts.append(Int(UInt32(bigEndian: try r.u32("count")))) }
+            return (version, counts)
+        }
+        do throws(TSDBError) {
+            var (version, c) = try header()
+            // counts: isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt
+            var timeSize = 4
+            if version >= UInt8(ascii: "2") {
+                try r.skip(c[3] * 4 + c[3] + c[4] * 6 + c[5] + c[2] * 8 + c[1] + c[0], "version 1 data")
+                (version, c) = try header()
+                timeSize = 8
+            }
+            var transitions: [Int64] = []
+            for _ in 0..<c[3] {
+                transitions.append(timeSize == 8 ? Int64(bitPattern: UInt64(bigEndian: try r.u64("transition")))
+                                                 : Int64(Int32(bitPattern: UInt32(bigEndian: try r.u32("transition")))))
+            }
+            var indices: [Int] = []
+            for _ in 0..<c[3] { indices.append(Int(try r.u8("type index"))) }
+            var typeOffsets: [Int32] = []
+            var typeIsDST: [Bool] = []
+            for _ in 0..<c[4] {
+                typeOffsets.append(Int32(bitPattern: UInt32(bigEndian: try r.u32("utoff"))))
+                typeIsDST.append(try r.u8("isdst") != 0)
+                _ = try r.u8("abbreviation index")
+            }
+            guard !typeOffsets.isEmpty, indices.allSatisfy({ $0 < typeOffsets.count }) else { throw r.fail("bad local time type") }
+            try r.skip(c[5] + c[2] * (timeSize + 4) + c[1] + c[0], "abbreviations and flags")
+            var footer: PosixRule?
+            if timeSize == 8, r.remaining > 2, (try? r.u8()) == 0x0A {
+                let rest = try r.bytes(r.remaining, "footer")
+                let text = String(decoding: rest.prefix { $0 != 0x0A }, as: UTF8.self)
+                footer = PosixRule(text)
+            }
+            // Before the first transition: the first non-DST type (RFC 8536 §3.2), else type 0.
+            let initial = typeOffsets[typeIsDST.firstIndex(of: false) ?? 0]
+            return TimeZoneRules(identifier: identifier, transitions: transitions, offsets: indices.map { typeOffsets[$0] },
+                                 initialOffset: initial, footer: footer)
+        } catch {
+            throw error.at(path: path)
+        }
+    }
+}
+
+/// A POSIX TZ rule such as `CET-1CEST,M3.5.0,M10.5.0/3` (offsets west-positive, as POSIX has them).
+struct PosixRule: Sendable, Equatable {
+    var standard: Int32
+    var daylight: Int32?
+    /// Start and end of daylight time: (month, week 1–5, weekday 0–6, seconds after local midnight).
+    var start: (Int, Int, Int, Int32) = (0, 0, 0, 0)
+    var end: (Int, Int, Int, Int32) = (0, 0, 0, 0)
+
+    static func == (a: PosixRule, b: PosixRule) -> Bool {
+        a.standard == b.standard && a.daylight == b.daylight && a.start == b.start && a.end == b.end
+    }
+
+    init?(_ text: String) {
+        var s = Substring(text)
+        func name() -> Bool {
+            if s.first == "<" {
+                guard let close = s.firstIndex(of: ">") else { return false }
+                s = s[s.index(after: close)...]
+                return true
+            }
+            let n = s.prefix { $0.isLetter }
+            s = s.dropFirst(n.count)
+            return n.count >= 3
+        }
+        func time() -> Int32? {
+            var sign: Int32 = 1
+            if s.first == "+" { s = s.dropFirst() } else if s.first == "-" { sign = -1; s = s.dropFirst() }
+            var parts: [Int32] = []
+            repeat {
+                if !parts.isEmpty { s = s.dropFirst() }
+                let d = s.prefix { $0.isNumber }
+                guard let v = Int32(d) else { return nil }
+                parts.append(v)
+                s = s.dropFirst(d.count)
+            } while s.first == ":" && parts.count < 3
+            let seconds = parts[0] * 3600 + (parts.count > 1 ? parts[1] * 60 : 0) + (parts.count > 2 ? parts[2] : 0)
+            return sign * seconds
+        }
+        guard name(), let std = time() else { return nil }
+        standard = -std
+        guard !s.isEmpty else { daylight = nil; return }
+        guard name() else { return nil }
+        if s.first != "," && !s.isEmpty {
+            guard let dst = time() else { return nil }
+            daylight = -dst
+        } else {
+            daylight = standard + 3600
+        }
+        func date() -> (Int, Int, Int, Int32)? {
+            guard s.first == ",", s.dropFirst().first == "M" else { return nil }
+            s = s.dropFirst(2)
+            let fields = s.prefix { $0.isNumber || $0 == "." }.split(separator: ".").compactMap { Int($0) }
+            s = s.dropFirst(s.prefix { $0.isNumber || $0 == "." }.count)
+            guard fields.count == 3 else { return nil }
+            var at: Int32 = 7200
+            if s.first == "/" {
+                s = s.dropFirst()
+                guard let t = time() else { return nil }
+                at = t
+            }
+            return (fields[0], fields[1], fields[2], at)
+        }
+        guard let a = date(), let b = date() else { return nil }
+        start = a
+        end = b
+    }
+
+    /// Day number (since the epoch) of the `week`-th `weekday` of `month` (week 5 = last).
+    static func ruleDay(year: Int, month: Int, week: Int, weekday: Int) -> Int64 {
+        let first = ISO8601.days(year: year, month: month, day: 1)
+        let firstWeekday = Int(((first % 7) + 11) % 7) // 1970-01-01 was a Thursday (4)
+        var day = first + Int64((weekday - firstWeekday + 7) % 7) + Int64(7 * (week - 1))
+        let monthLength = Int64(ISO8601.daysInMonth(year: year, month: month))
+        while day >= first + monthLength { day -= 7 }
+        return day
+    }
+
+    func offset(atUTC seconds: Int64) -> Int32 {
+        guard let daylight else { return standard }
+        let (year, _, _) = ISO8601.civil(ISO8601.floorDivide(seconds + Int64(standard), 86_400).0)
+        // Transition instants in UTC: start is given in standard time, end in daylight time.
+        let startUTC = Self.ruleDay(year: year, month: start.0, week: start.1, weekday: start.2) * 86_400 + Int64(start.3) - Int64(standard)
+        let endUTC = Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400 + Int64(end.3) - Int64(daylight)
+        if startUTC < endUTC { return seconds >= startUTC && seconds < endUTC ? daylight : standard }
+        return seconds >= endUTC && seconds < startUTC ? standard : daylight // southern hemisphere
+    }
+}
