@@ -11,7 +11,7 @@ struct TSDBCommand: ParsableCommand {
         then query them. The raw files are never modified; the store can be deleted and rebuilt.
         Start with `tsdb demo`.
         """,
-        subcommands: [Demo.self, Compact.self, Query.self, Types.self, Stats.self, Export.self, Verify.self, Generate.self]
+        subcommands: [Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Types.self, Stats.self, Export.self, Verify.self, Generate.self]
     )
 }
 

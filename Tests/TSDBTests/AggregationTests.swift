@@ -238,3 +238,63 @@ import Testing
 func localTime(_ micros: Int64, _ zone: TimeZoneRules) -> String {
     Timestamp(microseconds: micros, form: TimeForm(offsetMinutes: Int16(zone.offset(atUTC: micros / 1_000_000) / 60))).description
 }
+
+@Suite(.serialized) struct SleepAndWorkoutTests {
+    @Test func nightsRunNoonToNoonAndCountOverlapsOnce() throws {
+        let folder = TemporaryFolder("sleep")
+        defer { folder.cleanup() }
+        func s(_ start: String, _ end: String, _ v: Int, _ device: String) -> String {
+            #"{"type":"HKCategoryTypeIdentifierSleepAnalysis","start":"\#(start)","end":"\#(end)","value":\#(v),"device":"\#(device)"}"#
+        }
+        // Night of June 2 (Paris, +02:00): watch in bed 23:00–07:00, core 23:30–03:00, deep 03:00–04:00,
+        // awake 04:00–04:30, REM 04:30–06:30; the phone says asleep 22:30–07:30 (only its edges count).
+        // A nap on June 2 at 14:00–14:30 belongs to the night ending June 3.
+        let samples = [
+            s("2025-06-01T23:00:00+02:00", "2025-06-02T07:00:00+02:00", 0, "Apple Watch"),
+            s("2025-06-01T23:30:00+02:00", "2025-06-02T03:00:00+02:00", 3, "Apple Watch"),
+            s("2025-06-02T03:00:00+02:00", "2025-06-02T04:00:00+02:00", 4, "Apple Watch"),
+            s("2025-06-02T04:00:00+02:00", "2025-06-02T04:30:00+02:00", 2, "Apple Watch"),
+            s("2025-06-02T04:30:00+02:00", "2025-06-02T06:30:00+02:00", 5, "Apple Watch"),
+            s("2025-06-01T22:30:00+02:00", "2025-06-02T07:30:00+02:00", 1, "iPhone"),
+            s("2025-06-02T14:00:00+02:00", "2025-06-02T14:30:00+02:00", 1, "iPhone"),
+        ]
+        folder.write(#"{"samples":["# + samples.joined(separator: ",") + "]}", to: "raw/2025/06/2025-06-02.json")
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        var o = AggregateOptions()
+        o.zone = try TimeZoneRules.named("Europe/Paris")
+        let r = try TimeRange.parse("2025-06-01..2025-06-04") { _ in 120 }
+        let nights = try Store(at: folder.path).sleepNights(from: r.from!, to: r.to!, options: o)
+        #expect(nights.map(\.date) == ["2025-06-02", "2025-06-03"])
+        let n = nights[0]
+        #expect(n.bedtime == Timestamp("2025-06-01T22:30:00+02:00")!.microseconds)
+        #expect(n.wakeTime == Timestamp("2025-06-02T07:30:00+02:00")!.microseconds)
+        #expect(n.inBedSeconds == 9 * 3600)                                  // 22:30–07:30
+        #expect(n.secondsByValue[3] == 12_600)
+        #expect(n.secondsByValue[4] == 3600)
+        #expect(n.secondsByValue[5] == 7200)
+        #expect(n.secondsByValue[2] == 1800)
+        #expect(n.secondsByValue[1] == 3600)                                  // the phone's 22:30–23:00 and 07:00–07:30
+        let expectedAsleep: Double = 12_600 + 3600 + 7200 + 3600             // core + deep + REM + phone edges
+        #expect(n.asleepSeconds == expectedAsleep)
+        #expect(nights[1].asleepSeconds == 1800)
+    }
+
+    @Test func workoutsWithHeartRateDuringThem() throws {
+        let folder = TemporaryFolder("workouts")
+        defer { folder.cleanup() }
+        let hr = [(10, 100), (20, 140), (40, 160), (70, 90)].map { minute, bpm in
+            #"{"type":"HKQuantityTypeIdentifierHeartRate","start":"2025-06-01T07:\#(String(format: "%02d", minute % 60)):00Z","end":"2025-06-01T07:\#(String(format: "%02d", minute % 60)):00Z","value":\#(bpm)}"#
+                .replacingOccurrences("T07:10", minute >= 60 ? "T08:10" : "T07:10")
+        }
+        let workout = #"{"type":"HKWorkoutTypeIdentifier","start":"2025-06-01T07:15:00Z","end":"2025-06-01T07:50:00Z","value":null,"metadata":{"workoutActivityType":37,"totalDistance":5200,"totalDistanceUnit":"m","totalEnergyBurned":420,"totalEnergyBurnedUnit":"kcal"}}"#
+        folder.write(#"{"samples":["# + (hr + [workout]).joined(separator: ",") + "]}", to: "raw/2025/06/2025-06-01.json")
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        let r = try TimeRange.parse("2025-06-01")
+        let list = try Store(at: folder.path).workouts(from: r.from!, to: r.to!, with: "HKQuantityTypeIdentifierHeartRate")
+        #expect(list.count == 1)
+        let w = list[0]
+        #expect(w.name == "running" && w.distance == 5200 && w.distanceUnit == "m" && w.energy == 420)
+        #expect(w.end - w.start == 35 * 60_000_000)
+        #expect(w.with?.count == 2 && w.with?.min == 140 && w.with?.max == 160 && w.with?.mean == 150)
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import TSDB
+
+struct SleepCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sleep",
+        abstract: "One row per night: bedtime, wake time, time in bed, asleep, minutes per stage.",
+        discussion: "A night runs noon to noon in --tz and belongs to the wake-up date. Samples from several sources covering the same time count once, from the highest-priority source.")
+
+    @Option(help: "Wake-up dates, e.g. 2025-03 or 2025-03-01..2025-03-15.")
+    var range: String
+
+    @Option(help: "IANA time zone (default: the system zone).")
+    var tz: String?
+
+    @Option(help: "Source priority, highest first.")
+    var priority: String = "Watch,iPhone"
+
+    @Option(help: "Keep samples whose source or device contains this text.")
+    var source: String?
+
+    @Option(help: "Output: table, csv, json, ndjson or markdown.")
+    var format: String = "table"
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() throws {
+        let store = try storeOption.open()
+        let zone = try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
+        let r = try TimeRange.parse(range) { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
+        guard let f = AggregateFormat(rawValue: format) else { throw ValidationError("--format must be table, csv, json, ndjson or markdown") }
+        var o = AggregateOptions()
+        o.zone = zone
+        o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
+        o.source = source
+        let nights = try store.sleepNights(from: r.from ?? .min, to: r.to ?? .max, options: o)
+        let stages: [(Int64, String)] = [(2, "awake"), (3, "core"), (4, "deep"), (5, "rem"), (1, "unspecified")]
+        let header = ["night", "bedtime", "wake", "in_bed_min", "asleep_min"] + stages.map { $0.1 + "_min" }
+        let rows = nights.map { n in
+            [n.date, localTime(n.bedtime, zone), localTime(n.wakeTime, zone), human(n.inBedSeconds / 60), human(n.asleepSeconds / 60)]
+                + stages.map { human((n.secondsByValue[$0.0] ?? 0) / 60) }
+        }
+        printRows(header, rows, format: f)
+    }
+}
+
+struct Workouts: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List workouts: type, start, duration, distance, energy, and optionally another type during each.")
+
+    @Option(help: "Time range of workout starts.")
+    var range: String
+
+    @Option(help: "Also show count/min/mean/max of this type during each workout, e.g. HeartRate.")
+    var with: String?
+
+    @Option(help: "IANA time zone (default: the system zone).")
+    var tz: String?
+
+    @Option(help: "Output: table, csv, json, ndjson or markdown.")
+    var format: String = "table"
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() throws {
+        let store = try storeOption.open()
+        let zone = try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
+        let r = try TimeRange.parse(range) { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
+        guard let f = AggregateFormat(rawValue: format) else { throw ValidationError("--format must be table, csv, json, ndjson or markdown") }
+        let other = try with.map { try TypeNames.resolve($0, among: store.types.map(\.type)) }
+        let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
+        var header = ["workout", "start", "duration_min", "distance", "energy"]
+        if let other { header += ["min", "mean", "max"].map { TypeNames.shortName(other) + "_" + $0 } }
+        let rows = list.map { w -> [String] in
+            var row = [w.name, localTime(w.start, zone), human(Double(w.end - w.start) / 60e6),
+                       w.distance.map { human($0) + " " + (w.distanceUnit ?? "") } ?? "", w.energy.map { human($0) + " " + (w.energyUnit ?? "") } ?? ""]
+            if let stats = w.with { row += [stats.min, stats.mean, stats.max].map { $0.map(human) ?? "" } }
+            return row
+        }
+        printRows(header, rows, format: f)
+    }
+}
+
+/// Prints string rows in any of the aggregate output formats.
+func printRows(_ header: [String], _ rows: [[String]], format: AggregateFormat) {
+    let out = OutputBuffer()
+    defer { out.flush() }
+    func quoted(_ s: String) -> String {
+        if Double(s) != nil { return s }
+        var w = ""
+        for c in s { w += c == "\"" ? "\\\"" : c == "\\" ? "\\\\" : String(c) }
+        return "\"" + w + "\""
+    }
+    switch format {
+    case .table: out.write(renderTable(header, rows))
+    case .markdown:
+        out.write("| " + header.joined(separator: " | ") + " |\n|" + header.map { _ in "---" }.joined(separator: "|") + "|\n")
+        for r in rows { out.write("| " + r.joined(separator: " | ") + " |\n") }
+    case .csv:
+        out.write(header.joined(separator: ",") + "\n")
+        for r in rows { out.write(r.map(csvQuoted).joined(separator: ",") + "\n") }
+    case .json, .ndjson:
+        if format == .json { out.write("[") }
+        for (i, r) in rows.enumerated() {
+            let object = "{" + zip(header, r).filter { !$0.1.isEmpty }.map { "\"\($0.0)\":\(quoted($0.1))" }.joined(separator: ",") + "}"
+            out.write(format == .json ? (i == 0 ? "\n  " : ",\n  ") + object : object + "\n")
+        }
+        if format == .json { out.write(rows.isEmpty ? "]\n" : "\n]\n") }
+    }
+}
+
+/// A CSV field, quoted (RFC 4180) when it needs to be.
+func csvQuoted(_ s: String) -> String {
+    guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return s }
+    var out = "\""
+    for c in s { out += c == "\"" ? "\"\"" : String(c) }
+    return out + "\""
+}
