@@ -9,8 +9,8 @@ struct Compact: ParsableCommand {
     @Argument(help: "Folder holding raw/, or an imports/ root.")
     var directory: String
 
-    @Option(help: "Block compressor: zstd, lz4 or none.")
-    var codec: String = "zstd"
+    @Option(help: "Block compressor: lz4 (default: fastest to read), zstd (about 4% smaller) or none.")
+    var codec: String = "lz4"
 
     @Option(help: "zstd compression level (1–22): higher is smaller and slower to compact; reading speed barely changes.")
     var zstdLevel: Int32 = 3

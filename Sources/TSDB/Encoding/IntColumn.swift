@@ -170,6 +170,34 @@ enum IntColumn {
         }
     }
 
+    /// Advances past a column of `count` values without unpacking it.
+    static func skip(_ reader: inout ByteReader, count n: Int) throws(TSDBError) {
+        let raw = try reader.u8("column encoding")
+        switch Encoding(rawValue: raw) {
+        case .frameOfReference:
+            _ = try reader.varint("FOR reference")
+            let width = try widthByte(&reader)
+            try reader.skip(packedByteCount(count: n, width: width), "FOR packed values")
+        case .deltaFrameOfReference:
+            _ = try reader.varint("delta-FOR first value")
+            _ = try reader.varint("delta-FOR reference")
+            let width = try widthByte(&reader)
+            try reader.skip(packedByteCount(count: n - 1, width: width), "delta-FOR packed deltas")
+        case .deltaMiniblocks:
+            _ = try reader.varint("miniblock first value")
+            var start = 1
+            while start < n {
+                let count = min(miniblockSize, n - start)
+                _ = try reader.varint("miniblock reference")
+                let width = try widthByte(&reader)
+                try reader.skip(packedByteCount(count: count, width: width), "miniblock packed deltas")
+                start += count
+            }
+        case nil:
+            throw reader.fail("unknown integer column encoding \(raw), expected 0 (FOR), 1 (delta-FOR) or 2 (miniblocks)")
+        }
+    }
+
     private static func widthByte(_ reader: inout ByteReader) throws(TSDBError) -> Int {
         let w = Int(try reader.u8("bit width"))
         guard w <= 64 else { throw reader.fail("bit width \(w) is more than 64") }

@@ -128,9 +128,36 @@ extension Store {
                     result.blocksFromSummaries += 1
                     continue
                 }
-                try segment.decode(block: b, into: block)
+                var columns: ColumnSet = .values
+                if intervalSum { columns.formUnion([.ends, .sources]) }
+                if filter != nil { columns.formUnion(.sources) }
+                try segment.decode(block: b, into: block, columns: columns)
                 result.blocksDecoded += 1
-                let starts = block.starts, ends = block.ends
+                let starts = block.starts
+                if !intervalSum && filter == nil {
+                    // Tight loop for the common case: per-sample statistics, no source filter.
+                    let tags = block.valueTags, mantissas = block.mantissas
+                    for i in 0..<block.count {
+                        let t = starts[i]
+                        guard t >= lo, t < hi else { continue }
+                        let tag = UInt8(truncatingIfNeeded: tags[i])
+                        let v: Double
+                        if tag == ValueTag.decimalBase {
+                            v = Double(mantissas[i])
+                        } else if tag > ValueTag.decimalBase {
+                            v = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
+                        } else if let text = block.value(at: i, in: segment) {
+                            v = text
+                        } else {
+                            continue
+                        }
+                        while edges.edges[bucket + 1] <= t { bucket += 1 }
+                        while edges.edges[bucket] > t { bucket -= 1 }
+                        acc[bucket].add(v, keepValue: needsValues)
+                    }
+                    continue
+                }
+                let ends = block.ends
                 for i in 0..<block.count {
                     let t = starts[i]
                     let srcOK = filter == nil || matches[Int(block.sources[i])] || matches[segment.sources.count + Int(block.devices[i])]
@@ -260,6 +287,7 @@ struct Accumulator {
     var values: [Double] = []
     var touched = false
 
+    @inline(__always)
     mutating func add(_ v: Double, keepValue: Bool) {
         count += 1
         sum += v

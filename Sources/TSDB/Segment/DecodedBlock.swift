@@ -6,6 +6,8 @@
 /// pointers it hands out are valid until the next decode into it (or its deinit).
 public final class DecodedBlock {
     public private(set) var count = 0
+    /// Which columns the last decode filled (bit `Column.rawValue`).
+    private(set) var decodedColumns: ColumnSet = .all
     private var capacity = 0
     private var storage = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
     private var scratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 8)
@@ -52,7 +54,8 @@ public final class DecodedBlock {
         return scratch
     }
 
-    func prepare(_ n: Int) {
+    func prepare(_ n: Int, columns: ColumnSet) {
+        decodedColumns = columns
         if n > capacity {
             storage.deallocate()
             capacity = max(n, capacity * 2)
@@ -63,13 +66,39 @@ public final class DecodedBlock {
     }
 }
 
+/// A set of block columns to decode.
+public struct ColumnSet: OptionSet, Sendable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    init(_ c: Column) { rawValue = 1 << UInt16(c.rawValue) }
+
+    public static let starts = ColumnSet(.start)
+    /// Ends (needs the duration column).
+    public static let ends = ColumnSet(.duration)
+    /// Value tags and mantissas: what ``DecodedBlock/value(at:in:)`` reads.
+    public static let values: ColumnSet = [ColumnSet(.valueTag), ColumnSet(.mantissa)]
+    /// Source and device ids.
+    public static let sources: ColumnSet = [ColumnSet(.source), ColumnSet(.device)]
+    public static let all = ColumnSet(rawValue: (1 << UInt16(Column.allCases.count)) - 1)
+
+    func contains(_ c: Column) -> Bool { rawValue & (1 << UInt16(c.rawValue)) != 0 }
+}
+
 extension SegmentReader {
     /// Decodes block `index` into `block`, checking its CRC and the consistency of every column.
     public func decode(block index: Int, into block: DecodedBlock) throws(TSDBError) {
+        try decode(block: index, into: block, columns: .all)
+    }
+
+    /// Decodes only `columns` (starts are always decoded) of block `index`, after checking the
+    /// whole block's CRC; the other columns are skipped without unpacking. Used by aggregates,
+    /// which need starts and values but not units, devices or metadata.
+    public func decode(block index: Int, into block: DecodedBlock, columns: ColumnSet) throws(TSDBError) {
+        let columns = columns.union(.starts)
         let location = locations[index]
         let summary = summaries[index]
         let n = summary.sampleCount
-        block.prepare(n)
+        block.prepare(n, columns: columns)
         let scratch = block.scratchBuffer(location.rawLength)
         do throws(TSDBError) {
             try file.withBytes { (bytes) throws(TSDBError) in
@@ -91,7 +120,11 @@ extension SegmentReader {
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
                                context: "block \(index) (offsets within its decompressed bytes)")
             for c in Column.allCases {
-                try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
+                if columns.contains(c) {
+                    try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
+                } else {
+                    try IntColumn.skip(&r, count: n)
+                }
             }
             guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the last column") }
             try validate(block, index: index, location: location, summary: summary)
@@ -100,49 +133,65 @@ extension SegmentReader {
         }
     }
 
-    /// Turns stored offsets/durations into instants and checks every invariant the encoder guarantees.
+    /// Turns stored offsets/durations into instants and checks every invariant the encoder
+    /// guarantees, for the columns that were decoded.
     private func validate(_ b: DecodedBlock, index: Int, location: BlockLocation, summary: BlockSummary) throws(TSDBError) {
         func bad(_ what: String) -> TSDBError { .corrupt("block \(index): \(what)", offset: location.offset) }
         let unit = SegmentFormat.powersOfTen[Int(location.timeUnitExponent)]
         let n = b.count
+        let columns = b.decodedColumns
+        let starts = b.column(.start)
         var previous = summary.firstStart
-        var maxEnd = Int64.min
-        let formLimit = Int64(forms.count)
-        let limits = (Int64(units.count), Int64(sources.count), Int64(devices.count), Int64(metadata.count))
-        let textLimit = Int64(dictionary.numberTexts.count)
-        let starts = b.column(.start), ends = b.column(.duration), forms = b.forms, tags = b.valueTags
-        let mantissas = b.mantissas, units = b.units, sources = b.sources, devices = b.devices, metadata = b.metadata
         for i in 0..<n {
             let (offset, o1) = starts[i].multipliedReportingOverflow(by: unit)
             let (start, o2) = summary.firstStart.addingReportingOverflow(offset)
-            let (duration, o3) = ends[i].multipliedReportingOverflow(by: unit)
-            let (end, o4) = start.addingReportingOverflow(duration)
-            guard !(o1 || o2 || o3 || o4) else { throw bad("sample \(i): time overflows 64 bits") }
+            guard !(o1 || o2) else { throw bad("sample \(i): time overflows 64 bits") }
             guard start >= previous else { throw bad("sample \(i): starts are not in order") }
-            guard duration >= 0 else { throw bad("sample \(i): negative duration") }
             starts[i] = start
-            ends[i] = end
             previous = start
-            maxEnd = max(maxEnd, end)
-            // Unsigned comparisons check 0 ≤ id < limit in one step.
-            guard UInt64(bitPattern: forms[i]) < UInt64(formLimit) else { throw bad("sample \(i): time form id \(forms[i]) out of range") }
-            let tag = tags[i]
-            guard UInt64(bitPattern: tag) <= UInt64(ValueTag.limit) else { throw bad("sample \(i): value tag \(tag) unknown") }
-            if tag == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= UInt64(textLimit) {
-                throw bad("sample \(i): number text id \(mantissas[i]) out of range")
+        }
+        guard starts[0] == summary.firstStart, starts[n - 1] == summary.lastStart else {
+            throw bad("decoded starts disagree with the block summary")
+        }
+        if columns.contains(.duration) {
+            let ends = b.column(.duration)
+            var maxEnd = Int64.min
+            for i in 0..<n {
+                let (duration, o3) = ends[i].multipliedReportingOverflow(by: unit)
+                let (end, o4) = starts[i].addingReportingOverflow(duration)
+                guard !(o3 || o4) else { throw bad("sample \(i): time overflows 64 bits") }
+                guard duration >= 0 else { throw bad("sample \(i): negative duration") }
+                ends[i] = end
+                maxEnd = max(maxEnd, end)
             }
-            guard UInt64(bitPattern: units[i]) < UInt64(limits.0), UInt64(bitPattern: sources[i]) < UInt64(limits.1),
-                  UInt64(bitPattern: devices[i]) < UInt64(limits.2), UInt64(bitPattern: metadata[i]) < UInt64(limits.3) else {
-                throw bad("sample \(i): dictionary id out of range")
+            guard maxEnd == summary.maxEnd else { throw bad("decoded ends disagree with the block summary") }
+        }
+        // Unsigned comparisons check 0 ≤ id < limit in one step.
+        func ids(_ c: Column, below limit: Int, _ what: String) throws(TSDBError) {
+            guard columns.contains(c) else { return }
+            let column = b.column(c)
+            for i in 0..<n where UInt64(bitPattern: column[i]) >= UInt64(limit) {
+                throw bad("sample \(i): \(what) id \(column[i]) out of range")
             }
         }
-        guard b.starts[0] == summary.firstStart, b.starts[n - 1] == summary.lastStart, maxEnd == summary.maxEnd else {
-            throw bad("decoded starts/ends disagree with the block summary")
+        try ids(.form, below: forms.count, "time form")
+        try ids(.valueTag, below: Int(ValueTag.limit) + 1, "value tag")
+        try ids(.unit, below: units.count, "unit")
+        try ids(.source, below: sources.count, "source")
+        try ids(.device, below: devices.count, "device")
+        try ids(.metadata, below: metadata.count, "metadata")
+        if columns.contains(.mantissa) && columns.contains(.valueTag) {
+            let tags = b.column(.valueTag), mantissas = b.column(.mantissa)
+            let textLimit = UInt64(dictionary.numberTexts.count)
+            for i in 0..<n where tags[i] == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= textLimit {
+                throw bad("sample \(i): number text id \(mantissas[i]) out of range")
+            }
         }
     }
 
-    /// Sample `i` of a decoded block as a full ``Sample``.
+    /// Sample `i` of a decoded block as a full ``Sample`` (the block must be fully decoded).
     public func sample(_ i: Int, of b: DecodedBlock) -> Sample {
+        precondition(b.decodedColumns == .all, "sample(_:of:) needs a block decoded with all columns")
         let (startForm, endForm) = forms[Int(b.forms[i])]
         let tag = UInt8(b.valueTags[i])
         let value: SampleValue

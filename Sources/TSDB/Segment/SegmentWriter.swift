@@ -4,7 +4,7 @@
 /// through `strings` (the compactor's interner) and re-numbered into the segment's own dictionaries.
 struct SegmentWriter {
     var blockSamples = SegmentFormat.defaultBlockSamples
-    var codec: BlockCodec = .zstd
+    var codec: BlockCodec = .lz4
     var zstdLevel: Int32 = 3
 
     /// Encodes `samples` as a complete segment file image.

@@ -10,7 +10,7 @@ public struct CompactionOptions: Sendable {
     /// Samples per block (segment-v1 §5).
     public var blockSamples = SegmentFormat.defaultBlockSamples
     /// Compressor for blocks and dictionaries; a block that does not shrink is stored raw.
-    public var codec: BlockCodec = .zstd
+    public var codec: BlockCodec = .lz4
     public var zstdLevel: Int32 = 3
     /// Day files parsed in parallel per batch.
     public var batchSize = 16
