@@ -52,6 +52,9 @@ struct Query: ParsableCommand {
     @Option(help: "Output: table, csv, json, ndjson or markdown.")
     var format: String = "table"
 
+    @Flag(help: "Print the in-process time of the query itself, and blocks decoded vs answered from summaries, to stderr.")
+    var timings = false
+
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
@@ -63,6 +66,15 @@ struct Query: ParsableCommand {
         guard bucket != nil || stats != nil else {
             guard let f = OutputFormat(rawValue: format) else {
                 throw ValidationError("--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            if f == .csv || f == .ndjson {
+                // Columnar fast path: rows are written straight from decoded blocks.
+                let out = OutputBuffer()
+                if f == .csv { out.write(DayFileWriter.csvHeader) }
+                try store.writeSamples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
+                                       source: source) { out.write(bytes: $0) }
+                out.flush()
+                return
             }
             var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
             var writer = SampleWriter(format: f, zone: tz == nil ? nil : zone)
@@ -87,8 +99,13 @@ struct Query: ParsableCommand {
         guard let f = AggregateFormat(rawValue: format) else {
             throw ValidationError("--format must be one of: " + AggregateFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        let clock = ContinuousClock.now
         let result = try store.aggregate(identifier, from: r.from, to: r.to, options: o)
+        let elapsed = milliseconds(since: clock)
         printAggregate(result, catalog: TypeCatalog(layout: store.layout), zone: zone, format: f)
+        if timings {
+            printError("timings: aggregate \(elapsed) ms, \(result.blocksDecoded) blocks decoded, \(result.blocksFromSummaries) answered from summaries")
+        }
     }
 }
 

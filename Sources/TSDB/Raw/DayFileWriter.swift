@@ -34,7 +34,7 @@ public enum DayFileWriter {
     }
 
     /// A JSON string literal; plain ASCII text (the common case) is copied without escaping work.
-    static func appendJSONString(_ s: String, to out: inout [UInt8]) {
+    public static func appendJSONString(_ s: String, to out: inout [UInt8]) {
         if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
             out.append(0x22)
             out.append(contentsOf: s.utf8)
@@ -131,7 +131,7 @@ extension DayFileWriter {
         }
     }
 
-    static func appendCSVField(_ s: String, to out: inout [UInt8]) {
+    public static func appendCSVField(_ s: String, to out: inout [UInt8]) {
         let needsQuotes = s.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else { out.append(contentsOf: s.utf8); return }
         out.append(UInt8(ascii: "\""))

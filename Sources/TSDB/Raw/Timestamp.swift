@@ -171,14 +171,14 @@ enum ISO8601 {
         let (y, m, d) = civil(dayNumber)
         let secondOfDay = Int(inDay / microsPerSecond)
         let fraction = Int(inDay % microsPerSecond)
-        func put(_ v: Int, _ width: Int) {
-            var digits = [UInt8](repeating: 48, count: width)
-            var v = v
-            for k in stride(from: width - 1, through: 0, by: -1) {
-                digits[k] = UInt8(48 + v % 10)
-                v /= 10
+        @inline(__always) func put(_ v: Int, _ width: Int) {
+            // Most significant digit first, no temporary storage.
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(truncatingIfNeeded: 48 + (v / divisor) % 10))
+                divisor /= 10
             }
-            out.append(contentsOf: digits)
         }
         put(y, 4); out.append(UInt8(ascii: "-")); put(m, 2); out.append(UInt8(ascii: "-")); put(d, 2)
         out.append(UInt8(ascii: "T"))
