@@ -250,8 +250,12 @@ public final class Compactor {
                 progress?(CompactionProgress(filesDone: done, filesTotal: total, bytesDone: 0, bytesTotal: 0))
             }
         }
+        // Only the (type, month) pairs that received new samples are rewritten.
+        let appended = Set(pending.keys.filter { append.contains($0.month) }.map { MonthKey(type: $0.type, month: $0.month) })
+        var carried: [Manifest.SegmentEntry] = []
         for segment in previous.segments where append.contains(Int32(segment.year * 12 + segment.month - 1)) {
-            try loadStored(segment)
+            let key = MonthKey(type: strings.intern(segment.type), month: Int32(segment.year * 12 + segment.month - 1))
+            if appended.contains(key) { try loadStored(segment) } else { carried.append(segment) }
         }
         try flush(before: .max)
         report.monthsRebuilt = rebuild.count
@@ -260,21 +264,45 @@ public final class Compactor {
 
         var manifest = Manifest()
         let replaced = rebuild.union(append)
-        manifest.segments = (previous.segments.filter { !replaced.contains(Int32($0.year * 12 + $0.month - 1)) } + written.values)
+        manifest.segments = (previous.segments.filter { !replaced.contains(Int32($0.year * 12 + $0.month - 1)) } + carried + written.values)
             .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
         manifest.rawFiles = entries.values.sorted { $0.path < $1.path }
         return manifest
     }
 
     /// Adds a stored segment's samples to the pending buffers (for months that only gain files).
+    /// Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt straight
+    /// from the decoded columns without creating strings per sample.
     private func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
         let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
         let key = MonthKey(type: strings.intern(entry.type), month: Int32(entry.year * 12 + entry.month - 1))
+        func ids(_ table: [OptionalText]) -> [Int32] {
+            table.map { t in
+                switch t {
+                case .absent: PackedSample.absent
+                case .null: PackedSample.null
+                case .text(let s): strings.intern(s)
+                }
+            }
+        }
+        let units = ids(reader.units), sources = ids(reader.sources), devices = ids(reader.devices), metadata = ids(reader.metadata)
+        let texts = reader.dictionary.numberTexts.map { Int64(strings.intern($0)) }
+        var samples = pending[key] ?? []
+        pending[key] = nil
+        samples.reserveCapacity(samples.count + reader.sampleCount)
         let block = DecodedBlock()
         for b in 0..<reader.blockCount {
             try reader.decode(block: b, into: block)
-            for i in 0..<block.count { pending[key, default: []].append(PackedSample(reader.sample(i, of: block), strings: &strings)) }
+            for i in 0..<block.count {
+                let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
+                samples.append(PackedSample(start: block.starts[i], end: block.ends[i],
+                                            mantissa: tag == ValueTag.numberText ? texts[Int(block.mantissas[i])] : block.mantissas[i],
+                                            forms: reader.dictionary.forms[Int(block.forms[i])], type: key.type,
+                                            unit: units[Int(block.units[i])], source: sources[Int(block.sources[i])],
+                                            device: devices[Int(block.devices[i])], metadata: metadata[Int(block.metadata[i])], valueTag: tag))
+            }
         }
+        pending[key] = samples
     }
 
     // MARK: Parsing and merging
