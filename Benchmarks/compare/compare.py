@@ -318,7 +318,8 @@ def svg(results):
     groups = [("ingest", "ingest_s"), ("daily agg. in-process", "daily_inproc_s"), ("daily agg. process", "daily_process_s"), ("3-month CSV", "export_s")]
     systems = [("tsdb", "tsdb_", "#2a7ae2"), ("DuckDB+Parquet", "duck_", "#e2a12a"), ("SQLite", "sqlite_", "#7a7a7a")]
     w, h, top, left = 760, 360, 40, 60
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + 120}" font-family="sans-serif" font-size="12">',
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + 145}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h + 145}" fill="white"/>',
            f'<text x="{left}" y="20" font-size="14">{r["label"]}: time per task (log scale, lower is better) and bytes per heart-rate sample</text>']
     lo, hi = -4, 3  # 0.1 ms … 1000 s
     def y(seconds):
@@ -337,7 +338,7 @@ def svg(results):
         out.append(f'<rect x="{left + i * 150}" y="{top + h}" width="12" height="12" fill="{color}"/><text x="{left + i * 150 + 16}" y="{top + h + 11}">{sname}</text>')
     sizes = [("tsdb", r["tsdb_hr_bytes"] / r["hr_samples"]), ("Parquet", r["parquet_hr_bytes"] / r["hr_samples"]), ("JSON", r["json_bytes"] / r["samples"])]
     for i, (name, b) in enumerate(sizes):
-        bar = min(600, b / sizes[-1][1] * 600 + 2)
+        bar = b / sizes[-1][1] * 480 + 2
         out.append(f'<rect x="{left + 80}" y="{top + h + 30 + i * 22}" width="{bar:.0f}" height="16" fill="#2a7ae2"/>'
                    f'<text x="{left}" y="{top + h + 43 + i * 22}">{name}</text><text x="{left + 90 + bar:.0f}" y="{top + h + 43 + i * 22}">{b:.2f} B/sample</text>')
     out.append("</svg>")
@@ -349,7 +350,13 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only the realistic year, not the heavy five-year set")
     ap.add_argument("--work", default="/tmp/tsdb-compare")
     ap.add_argument("--tsdb", default=os.path.join(ROOT, ".build-static/release/tsdb"))
+    ap.add_argument("--replot", action="store_true", help="redraw latest.svg from latest.json, measure nothing")
     args = ap.parse_args()
+    if args.replot:
+        results = json.load(open(os.path.join(ROOT, "Benchmarks", "results", "latest.json")))["results"]
+        with open(os.path.join(ROOT, "Benchmarks", "results", "latest.svg"), "w") as f:
+            f.write(svg(results))
+        return
     tsdb = Tsdb(args.tsdb)
     os.makedirs(args.work, exist_ok=True)
     import duckdb

@@ -35,48 +35,58 @@ struct Demo: ParsableCommand {
         let store = try Store(layout: layout)
         try Stats.parse(["--store", directory]).run()
 
-        print("\n4. queries")
+        print("\n4. queries (times measured in this process)")
         let hr = "HKQuantityTypeIdentifierHeartRate"
         guard let info = store.types.first(where: { $0.type == hr }) else { return }
-        // A whole day and month well inside the data.
+        let zone = TimeZoneRules.system(environment: environment("TZ"))
         let middle = Timestamp(microseconds: info.firstStart + (info.lastStart - info.firstStart) / 3, form: .zulu).description
-        let firstDay = String(middle.prefix(10)), month = String(middle.prefix(7))
-        for (label, rangeText) in [("one day", firstDay), ("one month", month)] {
-            let r = try TimeRange.parse(rangeText)
-            let clock = ContinuousClock.now
-            var cursor = try store.samples(of: hr, from: r.from!, to: r.to!)
-            var n = 0
-            while try cursor.next() != nil { n += 1 }
-            print("   tsdb query HeartRate --range \(rangeText): \(formatCount(n)) samples, decoded in \(milliseconds(since: clock)) ms")
+        let firstDay = String(middle.prefix(10)), month = String(middle.prefix(7)), year = String(middle.prefix(4))
+        let rule: TimeRange.ZoneRule = { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
+
+        let day = try TimeRange.parse(firstDay, zone: rule)
+        var clock = ContinuousClock.now
+        var cursor = try store.samples(of: hr, from: day.from!, to: day.to!)
+        var n = 0
+        while try cursor.next() != nil { n += 1 }
+        print("   tsdb query HeartRate --range \(firstDay): \(formatCount(n)) samples in \(milliseconds(since: clock)) ms")
+
+        var o = AggregateOptions()
+        o.zone = zone
+        o.bucket = .calendar(.day)
+        let all = try TimeRange.parse(year, zone: rule)
+        clock = ContinuousClock.now
+        let daily = try store.aggregate(hr, from: all.from, to: all.to, options: o)
+        print("\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): \(daily.rows.count) days in \(milliseconds(since: clock)) ms"
+              + " (\(daily.blocksFromSummaries) blocks from summaries, \(daily.blocksDecoded) decoded); the first five:")
+        printAggregate(daily.limited(to: 5), catalog: TypeCatalog(), zone: zone, format: .table)
+
+        o.bucket = .calendar(.week)
+        let weeks = try TimeRange.parse(month, zone: rule)
+        let steps = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: o)
+        var raw = o
+        raw.deduplicate = false
+        let doubled = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: raw)
+        print("\n   tsdb query Steps --range \(month) --bucket week: watch and phone counted once (without de-duplication: \(human(doubled.rows.compactMap { $0.values[.sum] }.reduce(0, +))) steps)")
+        printAggregate(steps, catalog: TypeCatalog(), zone: zone, format: .table)
+
+        let nights = try store.sleepNights(from: day.from! - 2 * 86_400_000_000, to: day.to!, options: o)
+        print("\n   tsdb sleep --range \(firstDay) (and the two nights before):")
+        for n in nights {
+            print("     \(n.date): bed \(localTime(n.bedtime, zone).dropFirst(11).prefix(5)), up \(localTime(n.wakeTime, zone).dropFirst(11).prefix(5)), asleep \(Int(n.asleepSeconds) / 3600) h \(Int(n.asleepSeconds) / 60 % 60) min,"
+                  + " deep \(human((n.secondsByValue[4] ?? 0) / 60)) min, REM \(human((n.secondsByValue[5] ?? 0) / 60)) min")
         }
-        // Columnar scan: daily (UTC) count/min/max/mean of heart rate over all the data.
-        let clock = ContinuousClock.now
-        var days: [Int64: DayStats] = [:]
-        var total = 0
-        try store.forEachBlock(of: hr) { segment, block in
-            var day = Int64.min, acc = DayStats()
-            for i in 0..<block.count {
-                guard let v = block.value(at: i, in: segment) else { continue }
-                let d = block.starts[i] / 86_400_000_000
-                if d != day {
-                    if acc.n > 0 { days[day, default: DayStats()].merge(acc) }
-                    day = d
-                    acc = DayStats()
-                }
-                acc.n += 1; acc.lo = min(acc.lo, v); acc.hi = max(acc.hi, v); acc.sum += v
-            }
-            if acc.n > 0 { days[day, default: DayStats()].merge(acc) }
-            total += block.count
-        }
-        print("   daily heart-rate count/min/max/mean over \(days.count) days (\(formatCount(total)) samples, columnar scan): \(milliseconds(since: clock)) ms")
+
+        let check = try StoreVerifier(layout: layout).verify(deep: false)
+        print("\n5. tsdb verify: \(check.problems.isEmpty ? "ok" : "\(check.problems.count) problems") — \(formatCount(check.segmentsChecked)) segments, \(formatCount(check.blocksChecked)) blocks, \(formatCount(check.samplesChecked)) samples checked")
         print("""
 
         Try it yourself:
           tsdb query HeartRate --range \(firstDay) --store \(directory)
-          tsdb query Steps --range \(month) --format csv --store \(directory)
-          tsdb query Sleep --range \(firstDay)..\(month)-28 --store \(directory)
-          tsdb types --store \(directory)
-          tsdb export --out /tmp/roundtrip --store \(directory)
+          tsdb query HeartRate --range \(year) --bucket month --stats count,mean,p50,p95 --store \(directory)
+          tsdb query Steps --range \(month) --bucket day --format csv --store \(directory)
+          tsdb sleep --range \(month) --store \(directory)
+          tsdb workouts --range \(month) --with HeartRate --store \(directory)
+          tsdb verify --deep --store \(directory)
         (delete \(directory) when done)
         """)
     }
@@ -87,10 +97,3 @@ func milliseconds(since start: ContinuousClock.Instant) -> String {
     return fixed(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15, 2)
 }
 
-struct DayStats {
-    var n = 0, lo = Double.infinity, hi = -Double.infinity, sum = 0.0
-
-    mutating func merge(_ o: DayStats) {
-        n += o.n; lo = min(lo, o.lo); hi = max(hi, o.hi); sum += o.sum
-    }
-}

@@ -28,6 +28,8 @@ final class OutputBuffer {
     }
 
     func flush() {
+        // Anything print() left in stdio's buffer goes first, so output keeps its order.
+        fflush(nil)
         buffer.withUnsafeBytes { p in
             var done = 0
             while done < p.count {

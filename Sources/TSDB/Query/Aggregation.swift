@@ -73,6 +73,13 @@ public struct AggregateResult: Sendable {
     /// Blocks answered from their stored summaries, and blocks decoded (to show the fast path works).
     public var blocksFromSummaries = 0
     public var blocksDecoded = 0
+
+    /// The same result with only its first `n` rows.
+    public func limited(to n: Int) -> AggregateResult {
+        var copy = self
+        copy.rows = Array(rows.prefix(n))
+        return copy
+    }
 }
 
 extension Store {
