@@ -1,7 +1,15 @@
+import ArgumentParser
 import TSDB
 
 enum AggregateFormat: String, CaseIterable {
     case table, csv, json, ndjson, markdown
+
+    static func parse(_ text: String) throws -> AggregateFormat {
+        guard let f = AggregateFormat(rawValue: text) else {
+            throw ValidationError("--format must be one of: " + allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return f
+    }
 }
 
 /// An instant as ISO 8601 in `zone`, with that zone's offset.

@@ -28,8 +28,7 @@ struct Query: ParsableCommand {
     @Option(help: "Statistics: count,sum,min,max,mean,first,last,stddev,p50,p90,p95,p99 (any subset).")
     var stats: String?
 
-    @Option(help: "IANA time zone for ranges, buckets and printed times (default: the system zone).")
-    var tz: String?
+    @OptionGroup var zoneOption: ZoneOption
 
     @Option(help: "First day of weeks: monday … sunday.")
     var weekStart: String = "monday"
@@ -60,9 +59,8 @@ struct Query: ParsableCommand {
     func run() throws {
         let store = try storeOption.open()
         let identifier = try TypeNames.resolve(type, among: store.types.map(\.type))
-        let zone = try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
-        let rule: TimeRange.ZoneRule = { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
-        let r = try range.map { try TimeRange.parse($0, zone: rule) } ?? TimeRange(from: nil, to: nil)
+        let zone = try zoneOption.rules()
+        let r = try ZoneOption.range(range, in: zone)
         guard bucket != nil || stats != nil else {
             guard let f = OutputFormat(rawValue: format) else {
                 throw ValidationError("--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
@@ -77,7 +75,7 @@ struct Query: ParsableCommand {
                 return
             }
             var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
-            var writer = SampleWriter(format: f, zone: tz == nil ? nil : zone)
+            var writer = SampleWriter(format: f, zone: zoneOption.tz == nil ? nil : zone)
             while let s = try cursor.next() { writer.write(s) }
             writer.finish()
             return
@@ -96,9 +94,7 @@ struct Query: ParsableCommand {
         o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
         o.fill = fill
         o.source = source
-        guard let f = AggregateFormat(rawValue: format) else {
-            throw ValidationError("--format must be one of: " + AggregateFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
+        let f = try AggregateFormat.parse(format)
         let clock = ContinuousClock.now
         let result = try store.aggregate(identifier, from: r.from, to: r.to, options: o)
         let elapsed = milliseconds(since: clock)

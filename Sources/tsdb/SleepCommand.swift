@@ -10,8 +10,7 @@ struct SleepCommand: ParsableCommand {
     @Option(help: "Wake-up dates, e.g. 2025-03 or 2025-03-01..2025-03-15.")
     var range: String
 
-    @Option(help: "IANA time zone (default: the system zone).")
-    var tz: String?
+    @OptionGroup var zoneOption: ZoneOption
 
     @Option(help: "Source priority, highest first.")
     var priority: String = "Watch,iPhone"
@@ -26,9 +25,9 @@ struct SleepCommand: ParsableCommand {
 
     func run() throws {
         let store = try storeOption.open()
-        let zone = try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
-        let r = try TimeRange.parse(range) { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
-        guard let f = AggregateFormat(rawValue: format) else { throw ValidationError("--format must be table, csv, json, ndjson or markdown") }
+        let zone = try zoneOption.rules()
+        let r = try ZoneOption.range(range, in: zone)
+        let f = try AggregateFormat.parse(format)
         var o = AggregateOptions()
         o.zone = zone
         o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
@@ -53,8 +52,7 @@ struct Workouts: ParsableCommand {
     @Option(help: "Also show count/min/mean/max of this type during each workout, e.g. HeartRate.")
     var with: String?
 
-    @Option(help: "IANA time zone (default: the system zone).")
-    var tz: String?
+    @OptionGroup var zoneOption: ZoneOption
 
     @Option(help: "Output: table, csv, json, ndjson or markdown.")
     var format: String = "table"
@@ -63,9 +61,9 @@ struct Workouts: ParsableCommand {
 
     func run() throws {
         let store = try storeOption.open()
-        let zone = try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
-        let r = try TimeRange.parse(range) { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
-        guard let f = AggregateFormat(rawValue: format) else { throw ValidationError("--format must be table, csv, json, ndjson or markdown") }
+        let zone = try zoneOption.rules()
+        let r = try ZoneOption.range(range, in: zone)
+        let f = try AggregateFormat.parse(format)
         let other = try with.map { try TypeNames.resolve($0, among: store.types.map(\.type)) }
         let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
         var header = ["workout", "start", "duration_min", "distance", "energy"]

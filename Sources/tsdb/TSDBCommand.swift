@@ -25,3 +25,19 @@ struct StoreOption: ParsableArguments {
         return try Store(at: path)
     }
 }
+
+/// `--tz`, and ranges read in that zone.
+struct ZoneOption: ParsableArguments {
+    @Option(help: "IANA time zone for ranges, buckets and printed times, e.g. Europe/Paris (default: $TZ, then the system zone).")
+    var tz: String?
+
+    func rules() throws -> TimeZoneRules {
+        try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
+    }
+
+    /// Parses a `--range` value with its calendar dates in `zone`.
+    static func range(_ text: String?, in zone: TimeZoneRules) throws -> TimeRange {
+        guard let text else { return TimeRange(from: nil, to: nil) }
+        return try TimeRange.parse(text) { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
+    }
+}

@@ -20,15 +20,19 @@ public enum ContentHash {
             h ^= h >> 31
             i += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* k2
+        h = (h ^ littleEndianTail(bytes, from: i)) &* k2
         h ^= h >> 32
         return h
     }
+}
+
+/// The bytes from `start` to the end (fewer than 8) as one little-endian word.
+@inline(__always) func littleEndianTail(_ bytes: UnsafeRawBufferPointer, from start: Int) -> UInt64 {
+    var tail: UInt64 = 0
+    var shift: UInt64 = 0
+    for i in start..<bytes.count {
+        tail |= UInt64(bytes[i]) << shift
+        shift += 8
+    }
+    return tail
 }

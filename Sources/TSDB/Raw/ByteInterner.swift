@@ -26,14 +26,7 @@ struct ByteInterner {
             h ^= h >> 31
             i += 8
         }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while i < n {
-            tail |= UInt64(bytes[i]) << shift
-            shift += 8
-            i += 1
-        }
-        h = (h ^ tail) &* 0x94D0_49BB_1331_11EB
+        h = (h ^ littleEndianTail(bytes, from: i)) &* 0x94D0_49BB_1331_11EB
         return h ^ (h >> 29)
     }
 
