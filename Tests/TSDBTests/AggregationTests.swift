@@ -298,3 +298,50 @@ func localTime(_ micros: Int64, _ zone: TimeZoneRules) -> String {
         #expect(w.with?.count == 2 && w.with?.min == 140 && w.with?.max == 160 && w.with?.mean == 150)
     }
 }
+
+@Suite struct DayAlignedBlockTests {
+    @Test func blocksEndAtLocalMidnightOnceLargeEnough() {
+        // 600 samples a day for three days, written at +02:00: blocks end at each local midnight.
+        let form = TimeForm(offsetMinutes: 120, fractionDigits: 0, isZulu: false)
+        let dayStart = Timestamp("2025-06-01T00:00:00+02:00")!.microseconds
+        var strings = ByteInterner()
+        let samples = (0..<1800).map { i -> PackedSample in
+            let t = dayStart + Int64(i / 600) * 86_400_000_000 + Int64(i % 600) * 140_000_000
+            return PackedSample(Sample(type: "T", start: Timestamp(microseconds: t, form: form), end: Timestamp(microseconds: t, form: form), value: .null), strings: &strings)
+        }
+        samples.withUnsafeBufferPointer { p in
+            #expect(SegmentWriter.blockEnd(p, from: 0, limit: 4096, daySplit: 256) == 600)
+            #expect(SegmentWriter.blockEnd(p, from: 600, limit: 4096, daySplit: 256) == 1200)
+            #expect(SegmentWriter.blockEnd(p, from: 0, limit: 500, daySplit: 256) == 500)
+            #expect(SegmentWriter.blockEnd(p, from: 0, limit: 4096, daySplit: 0) == 1800)
+            // Fewer than daySplit samples before midnight: the block carries on into the next day.
+            #expect(SegmentWriter.blockEnd(p, from: 500, limit: 4096, daySplit: 256) == 1200)
+        }
+    }
+
+    @Test func dayBucketsInTheWearersZoneComeFromSummaries() throws {
+        // Realistic density: every day holds more than 256 heart-rate samples.
+        let folder = TemporaryFolder("day-aligned")
+        defer { folder.cleanup() }
+        var g = HealthDataGenerator.Options()
+        g.days = 40
+        g.startDate = "2025-03-10"
+        try HealthDataGenerator(options: g).write(rawDirectory: folder.path + "/raw")
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        let store = try Store(at: folder.path)
+        var o = AggregateOptions()
+        o.bucket = .calendar(.day)
+        o.zone = try TimeZoneRules.named("Europe/Paris")
+        let r = try store.aggregate("HKQuantityTypeIdentifierHeartRate", options: o)
+        // The generator writes Paris offsets (and one week abroad): most blocks lie in one Paris day.
+        #expect(r.blocksFromSummaries > 4 * r.blocksDecoded, "\(r.blocksFromSummaries) from summaries, \(r.blocksDecoded) decoded")
+        var decoded = o
+        decoded.statistics = [.count, .min, .max, .mean, .first] // `first` forces every block to be decoded
+        let slow = try store.aggregate("HKQuantityTypeIdentifierHeartRate", options: decoded)
+        #expect(slow.blocksFromSummaries == 0 && slow.rows.count == r.rows.count)
+        for (a, b) in zip(r.rows, slow.rows) {
+            #expect(a.start == b.start && a.values[.count] == b.values[.count] && a.values[.min] == b.values[.min] && a.values[.max] == b.values[.max])
+            #expect(abs(a.values[.mean]! - b.values[.mean]!) < 1e-9)
+        }
+    }
+}

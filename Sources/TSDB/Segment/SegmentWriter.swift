@@ -6,6 +6,10 @@ struct SegmentWriter {
     var blockSamples = SegmentFormat.defaultBlockSamples
     var codec: BlockCodec = .lz4
     var zstdLevel: Int32 = 3
+    /// A block that already holds this many samples ends at the next local midnight (in the
+    /// samples' own UTC offset), so day buckets in the wearer's zone can be answered from block
+    /// summaries (§5). 0 disables the split.
+    var daySplitSamples = 256
 
     /// Encodes `samples` as a complete segment file image.
     func encode(type: String, year: Int, month: Int, samples: UnsafeBufferPointer<PackedSample>, strings: ByteInterner) -> [UInt8] {
@@ -24,8 +28,9 @@ struct SegmentWriter {
         var index = ByteWriter(capacity: (samples.count / blockSamples + 1) * SegmentFormat.indexEntrySize)
         var columns = BlockColumns(capacity: min(blockSamples, samples.count))
         var blockStart = 0
+        var blockCount = 0
         while blockStart < samples.count {
-            let blockEnd = min(blockStart + blockSamples, samples.count)
+            let blockEnd = Self.blockEnd(samples, from: blockStart, limit: blockSamples, daySplit: daySplitSamples)
             let block = UnsafeBufferPointer(rebasing: samples[blockStart..<blockEnd])
             columns.reset()
             var summary = BlockSummary(sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
@@ -78,6 +83,7 @@ struct SegmentWriter {
             let location = BlockLocation(offset: offset, storedLength: stored.count, rawLength: raw.count,
                                          crc: CRC32C.checksum(stored), codec: usedCodec, timeUnitExponent: exponent)
             Self.writeIndexEntry(location, summary, into: &index)
+            blockCount += 1
             blockStart = blockEnd
         }
 
@@ -102,7 +108,7 @@ struct SegmentWriter {
         footer.u8(dictionaryCodec.rawValue)
         footer.append([0, 0, 0])
         footer.u64(UInt64(indexOffset))
-        footer.u32(UInt32((samples.count + blockSamples - 1) / blockSamples))
+        footer.u32(UInt32(blockCount))
         footer.u32(CRC32C.checksum(index.bytes))
         footer.u64(UInt64(samples.count))
         footer.u32(0)
@@ -110,6 +116,25 @@ struct SegmentWriter {
         footer.append(SegmentFormat.magic)
         out.append(footer.bytes)
         return out.bytes
+    }
+
+    /// Where the block starting at `start` ends (§5): at `limit` samples, or at the first sample
+    /// whose local date (by its own start offset) differs from the previous one's once the block
+    /// holds `daySplit` samples.
+    static func blockEnd(_ samples: UnsafeBufferPointer<PackedSample>, from start: Int, limit: Int, daySplit: Int) -> Int {
+        let end = min(start + limit, samples.count)
+        guard daySplit > 0, end - start > daySplit else { return end }
+        func localDay(_ s: PackedSample) -> Int64 {
+            let offset = Int64(TimeForm(packed: UInt32(truncatingIfNeeded: s.forms)).offsetMinutes) * 60_000_000
+            return ISO8601.floorDivide(s.start + offset, ISO8601.microsPerDay).0
+        }
+        var day = localDay(samples[start + daySplit - 1])
+        for i in (start + daySplit)..<end {
+            let d = localDay(samples[i])
+            if d != day { return i }
+            day = d
+        }
+        return end
     }
 
     /// The coarsest unit 10^e µs (e ≤ 6) that divides every start offset and duration in the block (§5.2).
