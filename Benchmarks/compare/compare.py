@@ -65,10 +65,14 @@ COPY (
 DUCK_DAILY = """SELECT date_trunc('day', start AT TIME ZONE 'UTC') AS day, count(*), min(value), max(value), avg(value)
 FROM read_parquet('{pq}/type={hr}/*/*/*.parquet', hive_partitioning=true) GROUP BY 1 ORDER BY 1"""
 
+DUCK_DAILY_ZONE = """SELECT strftime(date_trunc('day', start), '%Y-%m-%d') AS day, count(*), min(value), max(value), avg(value)
+FROM read_parquet('{pq}/type={hr}/*/*/*.parquet', hive_partitioning=true)
+WHERE start >= TIMESTAMPTZ '{a}' AND start < TIMESTAMPTZ '{b}' GROUP BY 1 ORDER BY 1"""
+
 DUCK_ONESHOT = r"""
 import duckdb, sys
 con = duckdb.connect()
-con.execute("SET TimeZone='UTC'")
+con.execute("SET TimeZone='" + (sys.argv[2] if len(sys.argv) > 2 else "UTC") + "'")
 rows = con.execute(sys.argv[1]).fetchall()
 print(len(rows))
 """
@@ -116,8 +120,8 @@ class Tsdb:
         scale = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9}
         return elapsed, float(peak.group(1)) * scale[peak.group(2)] if peak else float("nan"), p.stdout
 
-    def daily(self, folder, year_range):
-        p = run([self.exe, "query", "HeartRate", "--range", year_range, "--bucket", "day", "--tz", "UTC",
+    def daily(self, folder, year_range, tz="UTC"):
+        p = run([self.exe, "query", "HeartRate", "--range", year_range, "--bucket", "day", "--tz", tz,
                  "--stats", "count,min,max,mean", "--format", "csv", "--timings", "--store", folder])
         rows = [line.split(",") for line in p.stdout.strip().splitlines()[1:]]
         ms = float(re.search(r"aggregate ([\d.]+) ms", p.stderr).group(1))
@@ -234,6 +238,19 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
     check_same("SQLite", tsdb_rows, lite_rows)
     r["daily_rows"] = len(tsdb_rows)
 
+    # Days in the wearer's own zone (DST-correct); SQLite has no time zones.
+    zone = "Europe/Paris"
+    tsdb_zone_rows, _ = tsdb.daily(folder, year_range, zone)
+    r["tsdb_zone_inproc_s"] = statistics.median([tsdb.daily(folder, year_range, zone)[1] for _ in range(15)])
+    zq = DUCK_DAILY_ZONE.format(pq=pq, hr=HR, a=f"{first_day} 00:00:00 {zone}", b=f"{last_day} 00:00:00 {zone}")
+    zcon = duckdb.connect()
+    zcon.execute(f"SET TimeZone='{zone}'")
+    check_same("DuckDB (Europe/Paris)", tsdb_zone_rows, [tuple(x) for x in zcon.execute(zq).fetchall()])
+    r["duck_zone_inproc_s"] = timed_call(lambda: zcon.execute(zq).fetchall(), repeat=15)
+    r["tsdb_zone_process_s"] = timed([tsdb.exe, "query", "HeartRate", "--range", year_range, "--bucket", "day", "--tz", zone,
+                                      "--stats", "count,min,max,mean", "--format", "csv", "--store", folder], repeat=21)
+    r["duck_zone_process_s"] = timed([sys.executable, "-c", DUCK_ONESHOT, zq, zone], repeat=7)
+
     # Whole process, as a person would run it.
     r["tsdb_daily_process_s"] = timed([tsdb.exe, "query", "HeartRate", "--range", year_range, "--bucket", "day", "--tz", "UTC",
                                        "--stats", "count,min,max,mean", "--format", "csv", "--store", folder], repeat=21)
@@ -295,8 +312,12 @@ def report(results, limits, machine):
         allb = lambda b: f"{b / r['samples']:.2f} B"
         lines.append(f"| whole store bytes/sample (JSON: {r['json_bytes'] / r['samples']:.0f} B) | {allb(r['tsdb_bytes'])} | {allb(r['parquet_bytes'])} | {allb(r['sqlite_bytes'])} | "
                      f"{r['parquet_bytes'] / r['tsdb_bytes']:.1f}× smaller | {r['sqlite_bytes'] / r['tsdb_bytes']:.1f}× smaller |")
-        row(f"daily HR count/min/max/mean, in-process ({r['daily_rows']} days)", r["tsdb_daily_inproc_s"], r["duck_daily_inproc_s"], r["sqlite_daily_inproc_s"])
+        row(f"daily HR count/min/max/mean, UTC days, in-process ({r['daily_rows']} days)", r["tsdb_daily_inproc_s"], r["duck_daily_inproc_s"], r["sqlite_daily_inproc_s"])
         row("same, whole process (`tsdb query` / Python one-shot / `sqlite3` CLI)", r["tsdb_daily_process_s"], r["duck_daily_process_s"], r["sqlite_daily_process_s"])
+        lines.append(f"| daily HR in the wearer's zone (Europe/Paris), in-process | {fmt_s(r['tsdb_zone_inproc_s'])} | {fmt_s(r['duck_zone_inproc_s'])} | "
+                     f"n/a (no time zones) | {r['duck_zone_inproc_s'] / r['tsdb_zone_inproc_s']:.1f}× | |")
+        lines.append(f"| same, whole process | {fmt_s(r['tsdb_zone_process_s'])} | {fmt_s(r['duck_zone_process_s'])} | n/a | "
+                     f"{r['duck_zone_process_s'] / r['tsdb_zone_process_s']:.1f}× | |")
         row("three months of raw heart rate to CSV", r["tsdb_export_s"], r["duck_export_s"], r["sqlite_export_s"])
         if "tsdb_incremental_s" in r:
             lines.append(f"| one new day into the store (tsdb: incremental compact) | {fmt_s(r['tsdb_incremental_s'])} "

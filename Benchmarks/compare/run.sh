@@ -6,6 +6,6 @@ cd "$(dirname "$0")/../.."
 need=()
 for pkg in sqlite3 time libzstd-dev liblz4-dev pkg-config; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
 if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; fi
-python3 -c "import duckdb, numpy" 2>/dev/null || pip install -q duckdb numpy
+python3 -c "import duckdb, numpy, pytz" 2>/dev/null || pip install -q duckdb numpy pytz
 swift build -c release --static-swift-stdlib --scratch-path .build-static
 python3 Benchmarks/compare/compare.py "$@"
