@@ -123,3 +123,33 @@ struct CrashFixture {
         _ = sawNew
     }
 }
+
+@Suite(.serialized) struct ConcurrentReadTests {
+    /// Queries running while real compactions publish generations always see exactly the old
+    /// or the new data, never an error or a mix.
+    @Test func queriesDuringCompactionSeeOneGeneration() throws {
+        let f = try CrashFixture(days: 30)
+        defer { f.folder.cleanup() }
+        var reads = 0, duringCompaction = 0
+        for round in 0..<4 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: CommandLineTests.executable)
+            p.arguments = ["compact", f.dir] + (round % 2 == 0 ? ["--rebuild"] : [])
+            p.environment = ProcessInfo.processInfo.environment
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            repeat {
+                let running = p.isRunning
+                // A store opened now, and one opened before, both read one whole generation.
+                let now = Set(try storedSamples(Store(at: f.dir)))
+                #expect(now == f.oldSamples || now == f.newSamples, "round \(round): a mixed or wrong read")
+                reads += 1
+                if running { duringCompaction += 1 }
+            } while p.isRunning
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0)
+        }
+        #expect(duringCompaction > 0, "no read overlapped a compaction (\(reads) reads)")
+    }
+}

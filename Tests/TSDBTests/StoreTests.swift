@@ -153,10 +153,17 @@ import Testing
         #expect(first.generation == 1 && second.generation == 2 && second.isFullRebuild)
         let store = try Store(at: folder.path)
         #expect(store.manifest.segments.allSatisfy { $0.path.contains(".g2.") })
-        let files = FileManager.default.enumerator(atPath: folder.path + "/tsdb/segments")!.compactMap { $0 as? String }.filter { $0.hasSuffix(".seg") }
-        #expect(files.count == store.manifest.segments.count)
-        #expect(files.allSatisfy { $0.contains(".g2.") })
+        func files() -> [String] {
+            FileManager.default.enumerator(atPath: folder.path + "/tsdb/segments")!.compactMap { $0 as? String }.filter { $0.hasSuffix(".seg") }
+        }
+        // The previous generation stays for readers that opened it, until the next publication.
+        #expect(files().filter { $0.contains(".g2.") }.count == store.manifest.segments.count)
+        #expect(files().filter { $0.contains(".g1.") }.count == oldStore.manifest.segments.count)
+        #expect(try storedSamples(oldStore) == oldSamples, "a reader of generation 1 still reads it")
         #expect(try storedSamples(store) == oldSamples)
+        let third = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: rebuild).run()
+        #expect(third.generation == 3)
+        #expect(files().allSatisfy { $0.contains(".g2.") || $0.contains(".g3.") } && files().contains { $0.contains(".g3.") })
     }
 
     @Test func damagedSegmentGivesARepairHint() throws {

@@ -1,17 +1,18 @@
 import Benchmark
 import Foundation
-import TSDB
+@_spi(Benchmarks) import TSDB
 
 /// A generated year, compacted once per benchmark process, shared by the read benchmarks.
 let fixture: (directory: String, rawBytes: Int, heartRate: Int) = {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tsdb-bench-year").path
     let layout = StoreLayout(appleHealthDirectory: directory)
-    if !FileManager.default.fileExists(atPath: layout.manifestPath) {
+    if !FileManager.default.fileExists(atPath: layout.rawDirectory + "/2025/12/2025-12-31.json") {
         var options = HealthDataGenerator.Options()
         options.days = 365
         try! HealthDataGenerator(options: options).write(rawDirectory: layout.rawDirectory)
-        _ = try! Compactor(layout: layout).run()
     }
+    // Up to date in milliseconds; rebuilds a store left by an older build.
+    _ = try! Compactor(layout: layout).run()
     let store = try! Store(layout: layout)
     let rawBytes = store.manifest.rawFiles.reduce(0) { $0 + $1.size }
     let hr = store.types.first { $0.type == heartRate }!.sampleCount
@@ -30,6 +31,54 @@ let benchmarks: @Sendable () -> Void = {
         let report = try Compactor(layout: layout).run()
         benchmark.stopMeasurement()
         blackHole(report.samplesStored)
+    }
+
+    // Raw JSON: one realistic day file, parsed and validated (throughput counts bytes).
+    let dayFile = (try? Data(contentsOf: URL(fileURLWithPath: fixture.directory + "/raw/2025/05/2025-05-02.json"))).map { Array($0) } ?? []
+    Benchmark("Raw.Parse.DayFile", configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .one)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let n = try dayFile.withUnsafeBytes { try BenchmarkHooks.parseDayFile($0) }
+            blackHole(n)
+        }
+    }
+
+    // Integer columns and block codecs on a heart-rate-like series (1 M values).
+    var rng = SystemRandomNumberGenerator()
+    var t: Int64 = 0
+    let starts = (0..<1_000_000).map { i -> Int64 in t += (i / 2000) % 3 == 0 ? Int64.random(in: 4...6, using: &rng) : Int64.random(in: 60...180, using: &rng); return t }
+    let column = BenchmarkHooks.encodeColumn(starts)
+    Benchmark("Encoding.IntColumn.Encode", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(BenchmarkHooks.encodeColumn(starts)) }
+    }
+    Benchmark("Encoding.IntColumn.Decode", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+        var out = [Int64](repeating: 0, count: starts.count)
+        for _ in benchmark.scaledIterations { try BenchmarkHooks.decodeColumn(column, count: starts.count, into: &out) }
+        blackHole(out[0])
+    }
+    // Codecs on compressible real input (a day file's bytes); bit-packed columns barely
+    // compress, and a benchmark must never time a failure.
+    for codec in [BlockCodec.lz4, .zstd] {
+        guard let stored = BenchmarkHooks.compress(codec, dayFile) else { fatalError("\(codec) did not compress the day file") }
+        Benchmark("Encoding.\(codec).Compress", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(BenchmarkHooks.compress(codec, dayFile)) }
+        }
+        Benchmark("Encoding.\(codec).Decompress", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+            var out = [UInt8](repeating: 0, count: dayFile.count)
+            for _ in benchmark.scaledIterations { try BenchmarkHooks.decompress(codec, stored, into: &out) }
+            precondition(out == dayFile, "\(codec) round trip differs")
+        }
+    }
+
+    // The year-scale daily heart-rate aggregate, in the wearer's zone (answered from summaries) and UTC.
+    for zone in ["Europe/Paris", "UTC"] {
+        Benchmark("Aggregate.HeartRate.Year.Daily.\(zone.replacingOccurrences(of: "/", with: "-"))") { benchmark in
+            let store = try Store(at: fixture.directory)
+            var o = AggregateOptions()
+            o.bucket = .calendar(.day)
+            o.zone = try TimeZoneRules.named(zone)
+            let year = try TimeRange.parse("2025")
+            for _ in benchmark.scaledIterations { blackHole(try store.aggregate(heartRate, from: year.from, to: year.to, options: o).rows.count) }
+        }
     }
 
     Benchmark("Query.HeartRate.Day", configuration: .init(scalingFactor: .kilo)) { benchmark in

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A read-only view of one published generation of a store.
 ///
 /// Opening reads only the manifest. Segments are mapped lazily, the first time a query touches
@@ -12,7 +18,9 @@
 /// ```
 public final class Store: @unchecked Sendable {
     public let layout: StoreLayout
-    public let manifest: Manifest
+    /// The generation this store reads; replaced by a newer one only when a compaction has removed
+    /// a file of this one (see ``segments(of:from:to:overlapping:)``).
+    public private(set) var manifest: Manifest
     private var openSegments: [String: SegmentReader] = [:]
 
     /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
@@ -58,11 +66,24 @@ public final class Store: @unchecked Sendable {
     /// The segments of `type` that may hold a sample starting in `[from, to)` (or, with
     /// `overlapping`, any sample whose interval reaches into it), in time order.
     public func segments(of type: String, from: Int64 = .min, to: Int64 = .max, overlapping: Bool = false) throws(TSDBError) -> [SegmentReader] {
-        var out: [SegmentReader] = []
-        for entry in manifest.segments where entry.type == type && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from) && entry.firstStart < to {
-            out.append(try segment(entry))
+        // A compaction keeps the previous generation's files until it publishes the next one, so
+        // a file of ours is only gone if two generations were published since we read the
+        // manifest. Then we move to the newest generation and take all segments from it: a
+        // query never mixes generations.
+        var attempt = 0
+        while true {
+            do throws(TSDBError) {
+                var out: [SegmentReader] = []
+                for entry in manifest.segments where entry.type == type && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from) && entry.firstStart < to {
+                    out.append(try segment(entry))
+                }
+                return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
+            } catch where error.errno == ENOENT && attempt < 3 {
+                attempt += 1
+                manifest = try Manifest.read(at: layout.manifestPath)
+                openSegments = [:]
+            }
         }
-        return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
     }
 
     func segment(_ entry: Manifest.SegmentEntry) throws(TSDBError) -> SegmentReader {

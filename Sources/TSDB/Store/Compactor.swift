@@ -77,15 +77,18 @@ public final class Compactor {
         let lock = try StoreLock(path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)
         defer { withExtendedLifetime(lock) {} }
 
-        var previous: Manifest?
-        if !options.rebuild && FileSystem.exists(layout.manifestPath) {
+        // The published generation: the base for an incremental run, and (rebuild or not) the
+        // files to keep for readers that opened it.
+        var published: Manifest?
+        if FileSystem.exists(layout.manifestPath) {
             do {
-                previous = try Manifest.read(at: layout.manifestPath)
+                published = try Manifest.read(at: layout.manifestPath)
             } catch {
                 report.warnings.append("\(error) — rebuilding the store from the raw files")
             }
         }
-        generation = (previous?.generation ?? (try? Manifest.read(at: layout.manifestPath))?.generation ?? 0) + 1
+        let previous = options.rebuild ? nil : published
+        generation = (published?.generation ?? 0) + 1
         report.generation = generation
 
         let (files, skippedPaths) = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
@@ -97,7 +100,7 @@ public final class Compactor {
                 report.upToDate = true
                 report.generation = previous.generation
                 finishReport(previous, clock: clock)
-                removeStaleFiles(previous)
+                removeStaleFiles(previous, alsoKeeping: nil)
                 return report
             }
             manifest = updated
@@ -112,7 +115,9 @@ public final class Compactor {
         try FileSystem.syncDirectory(layout.segmentsDirectory)
         manifest.generation = generation
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
-        removeStaleFiles(manifest)
+        // Readers that opened the previous generation may still map its files: keep them until
+        // the next publication.
+        removeStaleFiles(manifest, alsoKeeping: published)
         finishReport(manifest, clock: clock)
         return report
     }
@@ -498,10 +503,10 @@ public final class Compactor {
         }
     }
 
-    /// Deletes files under `segments/` that the published manifest does not name: previous
-    /// generations, and temporaries or segments left by a crashed run.
-    private func removeStaleFiles(_ manifest: Manifest) {
-        let keep = Set(manifest.segments.map { layout.storeDirectory + "/" + $0.path })
+    /// Deletes files under `segments/` that neither the published manifest nor the one before it
+    /// names: older generations, and temporaries or segments left by a crashed run.
+    private func removeStaleFiles(_ manifest: Manifest, alsoKeeping previous: Manifest?) {
+        let keep = Set((manifest.segments + (previous?.segments ?? [])).map { layout.storeDirectory + "/" + $0.path })
         guard let typeDirs = try? FileSystem.list(layout.segmentsDirectory) else { return }
         for dir in typeDirs where dir.isDirectory {
             let dirPath = layout.segmentsDirectory + "/" + dir.name
