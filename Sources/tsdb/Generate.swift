@@ -4,7 +4,7 @@ import TSDB
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write realistic synthetic Apple Health day files (deterministic for a seed).",
-        discussion: "Writes DIR/raw/YYYY/MM/YYYY-MM-DD.json. A year has about 0.36 M heart-rate samples; --heavy about 2 M.")
+        discussion: "Writes DIR/raw/YYYY/MM/YYYY-MM-DD.json. A year has about 0.36 M heart-rate samples; --heavy about 1.6 M.")
 
     @Argument(help: "Folder to create raw/ in.")
     var directory: String
@@ -18,7 +18,7 @@ struct Generate: ParsableCommand {
     @Option(help: "Random seed.")
     var seed: UInt64 = 42
 
-    @Flag(help: "About 2 M heart-rate samples a year instead of ~0.36 M.")
+    @Flag(help: "About 1.6 M heart-rate samples a year instead of ~0.36 M.")
     var heavy = false
 
     @Flag(help: "Add awkward-but-valid input: escapes, unicode, nested metadata, odd offsets, nulls.")

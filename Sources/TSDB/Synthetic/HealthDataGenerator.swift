@@ -16,7 +16,7 @@ public struct HealthDataGenerator {
         public var days = 365
         public var seed: UInt64 = 42
         /// Multiplies the at-rest heart-rate sampling rate; workouts stay at ~5 s
-        /// (1 gives about 0.36 M heart-rate samples a year, `heavyHeartRateDensity` about 2 M).
+        /// (1 gives about 0.36 M heart-rate samples a year, `heavyHeartRateDensity` about 1.6 M).
         public var heartRateDensity = 1.0
         public var edgeCases = false
         public init() {}
