@@ -7,10 +7,7 @@ struct SleepCommand: ParsableCommand {
         abstract: "One row per night: bedtime, wake time, time in bed, asleep, minutes per stage.",
         discussion: "A night runs noon to noon in --tz and belongs to the wake-up date. Samples from several sources covering the same time count once, from the highest-priority source.")
 
-    @Option(help: "Wake-up dates, e.g. 2025-03 or 2025-03-01..2025-03-15.")
-    var range: String
-
-    @OptionGroup var zoneOption: ZoneOption
+    @OptionGroup var report: ReportOptions
 
     @Option(help: "Source priority, highest first.")
     var priority: String = "Watch,iPhone"
@@ -18,16 +15,8 @@ struct SleepCommand: ParsableCommand {
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
-    @Option(help: "Output: table, csv, json, ndjson or markdown.")
-    var format: String = "table"
-
-    @OptionGroup var storeOption: StoreOption
-
     func run() throws {
-        let store = try storeOption.open()
-        let zone = try zoneOption.rules()
-        let r = try ZoneOption.range(range, in: zone)
-        let f = try AggregateFormat.parse(format)
+        let (store, zone, r, f) = try report.resolve()
         var o = AggregateOptions()
         o.zone = zone
         o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
@@ -46,24 +35,13 @@ struct SleepCommand: ParsableCommand {
 struct Workouts: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List workouts: type, start, duration, distance, energy, and optionally another type during each.")
 
-    @Option(help: "Time range of workout starts.")
-    var range: String
+    @OptionGroup var report: ReportOptions
 
     @Option(help: "Also show count/min/mean/max of this type during each workout, e.g. HeartRate.")
     var with: String?
 
-    @OptionGroup var zoneOption: ZoneOption
-
-    @Option(help: "Output: table, csv, json, ndjson or markdown.")
-    var format: String = "table"
-
-    @OptionGroup var storeOption: StoreOption
-
     func run() throws {
-        let store = try storeOption.open()
-        let zone = try zoneOption.rules()
-        let r = try ZoneOption.range(range, in: zone)
-        let f = try AggregateFormat.parse(format)
+        let (store, zone, r, f) = try report.resolve()
         let other = try with.map { try TypeNames.resolve($0, among: store.types.map(\.type)) }
         let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
         var header = ["workout", "start", "duration_min", "distance", "energy"]
@@ -112,4 +90,23 @@ func csvQuoted(_ s: String) -> String {
     var out = "\""
     for c in s { out += c == "\"" ? "\"\"" : String(c) }
     return out + "\""
+}
+
+/// What every report command takes: a range (of wake-up dates for `sleep`, of starts for
+/// `workouts`), the zone, the output format and the store.
+struct ReportOptions: ParsableArguments {
+    @Option(help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-15 (dates in --tz).")
+    var range: String
+
+    @OptionGroup var zoneOption: ZoneOption
+
+    @Option(help: "Output: table, csv, json, ndjson or markdown.")
+    var format: String = "table"
+
+    @OptionGroup var storeOption: StoreOption
+
+    func resolve() throws -> (Store, TimeZoneRules, TimeRange, AggregateFormat) {
+        let zone = try zoneOption.rules()
+        return (try storeOption.open(), zone, try ZoneOption.range(range, in: zone), try AggregateFormat.parse(format))
+    }
 }

@@ -72,6 +72,28 @@ import Testing
         let table = try tsdb("query", "Steps", "--range", "2025-03-08", "--store", appleHealth)
         #expect(table.status == 0 && table.stdout.hasPrefix("start"))
 
+        // Aggregates through the binary equal the library's.
+        let agg = try tsdb("query", "HeartRate", "--range", "2025-03", "--bucket", "day", "--tz", "Europe/Paris",
+                           "--stats", "count,mean,p95", "--format", "csv", "--store", appleHealth)
+        #expect(agg.status == 0, "\(agg.stderr)")
+        var o = AggregateOptions()
+        o.bucket = .calendar(.day)
+        o.zone = try TimeZoneRules.named("Europe/Paris")
+        o.statistics = [.count, .mean, .p95]
+        let march = try TimeRange.parse("2025-03") { _ in 60 }
+        let library = try Store(at: appleHealth).aggregate("HKQuantityTypeIdentifierHeartRate", from: march.from, to: march.to, options: o)
+        let aggLines = agg.stdout.split(separator: "\n")
+        #expect(aggLines.first == "start,end,count,mean,p95" && aggLines.count == library.rows.count + 1)
+        for (line, row) in zip(aggLines.dropFirst(), library.rows) {
+            let f = line.split(separator: ",")
+            #expect(Double(f[2]) == row.values[.count] && Double(f[3]) == row.values[.mean] && Double(f[4]) == row.values[.p95])
+        }
+        let sleep = try tsdb("sleep", "--range", "2025-03-05..2025-03-08", "--tz", "Europe/Paris", "--format", "csv", "--store", appleHealth)
+        #expect(sleep.status == 0 && sleep.stdout.split(separator: "\n").count == 4, "\(sleep.stdout)\(sleep.stderr)")
+        let workouts = try tsdb("workouts", "--range", "2025-03", "--with", "HeartRate", "--format", "json", "--store", appleHealth)
+        let list = try JSONSerialization.jsonObject(with: Data(workouts.stdout.utf8)) as? [[String: Any]]
+        #expect(workouts.status == 0 && (list?.count ?? 0) > 0 && list?.first?["HeartRate_max"] != nil)
+
         let types = try tsdb("types", "--store", appleHealth)
         #expect(types.stdout.contains("HeartRate") && types.stdout.contains("SleepAnalysis"))
         let stats = try tsdb("stats", "--store", appleHealth)
