@@ -46,8 +46,11 @@ enum RawFileDiscovery {
                     let u = Array(stem.utf8)
                     func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
                     let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
-                    let status: (size: Int, mtimeNanoseconds: Int64)
-                    do { status = try FileSystem.status(path) } catch { skipped.append(error); continue }
+                    // A link's size and mtime are its target's; a plain file's come from the listing.
+                    var status = (size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
+                    if file.isSymlink {
+                        do { status = try FileSystem.status(path) } catch { skipped.append(error); continue }
+                    }
                     files.append(RawFile(relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day, dateText: stem,
                                          size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
                 }

@@ -466,17 +466,12 @@ public final class Compactor {
     /// Sorts by start, then by every other field (so output does not depend on input order),
     /// and drops exact duplicates (a sample present in two day files is stored once).
     static func sortAndDeduplicate(_ samples: inout [PackedSample]) {
-        samples.sort { a, b in
-            if a.start != b.start { return a.start < b.start }
-            if a.end != b.end { return a.end < b.end }
-            if a.valueTag != b.valueTag { return a.valueTag < b.valueTag }
-            if a.mantissa != b.mantissa { return a.mantissa < b.mantissa }
-            if a.source != b.source { return a.source < b.source }
-            if a.device != b.device { return a.device < b.device }
-            if a.unit != b.unit { return a.unit < b.unit }
-            if a.metadata != b.metadata { return a.metadata < b.metadata }
-            return a.forms < b.forms
+        // Day files arrive in date order and stored segments are already sorted, so most
+        // inputs are in order: a linear check saves the O(n log n) sort.
+        let inOrder = samples.withUnsafeBufferPointer { p in
+            p.count < 2 || (1..<p.count).allSatisfy { !precedes(p[$0], p[$0 - 1]) }
         }
+        if !inOrder { samples.sort(by: precedes) }
         var out = 0
         for i in samples.indices {
             if out > 0 && samples[out - 1].sameSample(as: samples[i]) { continue }
@@ -484,6 +479,20 @@ public final class Compactor {
             out += 1
         }
         samples.removeSubrange(out...)
+    }
+
+    /// The canonical sample order (segment-v1 §5.4).
+    @inline(__always)
+    static func precedes(_ a: PackedSample, _ b: PackedSample) -> Bool {
+        if a.start != b.start { return a.start < b.start }
+        if a.end != b.end { return a.end < b.end }
+        if a.valueTag != b.valueTag { return a.valueTag < b.valueTag }
+        if a.mantissa != b.mantissa { return a.mantissa < b.mantissa }
+        if a.source != b.source { return a.source < b.source }
+        if a.device != b.device { return a.device < b.device }
+        if a.unit != b.unit { return a.unit < b.unit }
+        if a.metadata != b.metadata { return a.metadata < b.metadata }
+        return a.forms < b.forms
     }
 
     /// Samples that arrived after their month was written (a day file far from its samples'

@@ -10,6 +10,9 @@ enum FileSystem {
         var name: String
         var isDirectory: Bool
         var isSymlink: Bool
+        /// Size and modification time (ns) from the same lstat, for regular files.
+        var size: Int
+        var mtimeNanoseconds: Int64
     }
 
     static func list(_ directory: String) throws(TSDBError) -> [Entry] {
@@ -24,7 +27,8 @@ enum FileSystem {
             var st = stat()
             guard lstat(directory + "/" + name, &st) == 0 else { continue }
             let kind = st.st_mode & S_IFMT
-            entries.append(Entry(name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK))
+            entries.append(Entry(name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK,
+                                 size: Int(st.st_size), mtimeNanoseconds: nanoseconds(st)))
         }
         return entries.sorted { $0.name < $1.name }
     }
@@ -43,12 +47,15 @@ enum FileSystem {
     static func status(_ path: String) throws(TSDBError) -> (size: Int, mtimeNanoseconds: Int64) {
         var st = stat()
         guard stat(path, &st) == 0 else { throw MappedFile.ioError("cannot stat", path) }
+        return (Int(st.st_size), nanoseconds(st))
+    }
+
+    private static func nanoseconds(_ st: stat) -> Int64 {
         #if canImport(Darwin)
-        let ns = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
         #else
-        let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         #endif
-        return (Int(st.st_size), ns)
     }
 
     static func makeDirectories(_ path: String) throws(TSDBError) {
