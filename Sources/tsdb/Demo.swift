@@ -58,7 +58,7 @@ struct Demo: ParsableCommand {
         let daily = try store.aggregate(hr, from: all.from, to: all.to, options: o)
         print("\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): \(daily.rows.count) days in \(milliseconds(since: clock)) ms"
               + " (\(daily.blocksFromSummaries) blocks from summaries, \(daily.blocksDecoded) decoded); the first five:")
-        printAggregate(daily.limited(to: 5), catalog: TypeCatalog(), zone: zone, format: .table)
+        printAggregate(daily.limited(to: 5), catalog: store.catalog, zone: zone, format: .table)
 
         o.bucket = .calendar(.week)
         let weeks = try TimeRange.parse(month, zone: rule)
@@ -67,7 +67,7 @@ struct Demo: ParsableCommand {
         raw.deduplicate = false
         let doubled = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: raw)
         print("\n   tsdb query Steps --range \(month) --bucket week: watch and phone counted once (without de-duplication: \(human(doubled.rows.compactMap { $0.values[.sum] }.reduce(0, +))) steps)")
-        printAggregate(steps, catalog: TypeCatalog(), zone: zone, format: .table)
+        printAggregate(steps, catalog: store.catalog, zone: zone, format: .table)
 
         let nights = try store.sleepNights(from: day.from! - 2 * 86_400_000_000, to: day.to!, options: o)
         print("\n   tsdb sleep --range \(firstDay) (and the two nights before):")

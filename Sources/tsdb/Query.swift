@@ -98,7 +98,7 @@ struct Query: ParsableCommand {
         let clock = ContinuousClock.now
         let result = try store.aggregate(identifier, from: r.from, to: r.to, options: o)
         let elapsed = milliseconds(since: clock)
-        printAggregate(result, catalog: TypeCatalog(layout: store.layout), zone: zone, format: f)
+        printAggregate(result, catalog: store.catalog, zone: zone, format: f)
         if timings {
             printError("timings: aggregate \(elapsed) ms, \(result.blocksDecoded) blocks decoded, \(result.blocksFromSummaries) answered from summaries")
         }

@@ -93,7 +93,6 @@ extension Store {
     /// same way. A block lying wholly inside one bucket is answered from its stored summary when
     /// no statistic needs the individual values; only the other blocks are decoded.
     public func aggregate(_ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions = AggregateOptions()) throws(TSDBError) -> AggregateResult {
-        let catalog = TypeCatalog(layout: layout)
         let kind = catalog.kind(of: type)
         let stats = options.statistics ?? (kind == .cumulative ? [.sum] : kind == .category ? [] : [.count, .min, .max, .mean])
         let entries = manifest.segments.filter { $0.type == type }
@@ -169,7 +168,7 @@ extension Store {
                     let t = starts[i]
                     let srcOK = filter == nil || matches[Int(block.sources[i])] || matches[segment.sources.count + Int(block.devices[i])]
                     guard srcOK else { continue }
-                    if intervalSum && ends[i] > lo || intervalSum && t >= lo, t < hi {
+                    if intervalSum && (ends[i] > lo || t >= lo) && t < hi {
                         let amount: Double
                         if kind == .category {
                             let tag = UInt8(truncatingIfNeeded: block.valueTags[i])

@@ -102,7 +102,6 @@ public struct WorkoutSummary: Sendable {
 extension Store {
     /// Workouts starting in `[from, to)`, with an optional other type's min/mean/max during each.
     public func workouts(from: Int64, to: Int64, with other: String? = nil) throws(TSDBError) -> [WorkoutSummary] {
-        let catalog = TypeCatalog(layout: layout)
         var out: [WorkoutSummary] = []
         var cursor = try samples(of: "HKWorkoutTypeIdentifier", from: from, to: to)
         while let s = try cursor.next() {

@@ -22,6 +22,8 @@ public final class Store: @unchecked Sendable {
     /// a file of this one (see ``segments(of:from:to:overlapping:)``).
     public private(set) var manifest: Manifest
     private var openSegments: [String: SegmentReader] = [:]
+    /// Type kinds and names (`types.json` beside `raw/`), read once.
+    public private(set) lazy var catalog = TypeCatalog(layout: layout)
 
     /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
     public convenience init(at path: String) throws(TSDBError) {
