@@ -142,7 +142,13 @@ extension Store {
                 let starts = block.starts
                 if !intervalSum && filter == nil {
                     // Tight loop for the common case: per-sample statistics, no source filter.
+                    // The current bucket's accumulator is moved into a local and back only when
+                    // the bucket changes.
                     let tags = block.valueTags, mantissas = block.mantissas
+                    var current = bucket
+                    var cur = Accumulator()
+                    swap(&cur, &acc[current])
+                    defer { swap(&cur, &acc[current]) }
                     for i in 0..<block.count {
                         let t = starts[i]
                         guard t >= lo, t < hi else { continue }
@@ -159,7 +165,12 @@ extension Store {
                         }
                         while edges.edges[bucket + 1] <= t { bucket += 1 }
                         while edges.edges[bucket] > t { bucket -= 1 }
-                        acc[bucket].add(v, keepValue: needsValues)
+                        if bucket != current {
+                            swap(&cur, &acc[current])
+                            current = bucket
+                            swap(&cur, &acc[current])
+                        }
+                        cur.add(v, keepValue: needsValues)
                     }
                     continue
                 }
