@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 @testable import TSDB
@@ -260,5 +263,43 @@ import Testing
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
         let gaps = try Store(at: folder.path).missingDays
         #expect(gaps == ["2025-02-26"..."2025-02-26", "2025-03-01"..."2025-03-03"])
+    }
+}
+
+@Suite(.serialized) struct PermissionTests {
+    /// An unreadable day file is reported and skipped; everything else compacts. Root reads any
+    /// file, so the compaction runs as `nobody` through setpriv (util-linux) when the test is root.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func unreadableFileIsSkippedOthersCompact() throws {
+        let folder = TemporaryFolder("perm")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 3, seed: 2, edgeCases: false)
+        let locked = folder.path + "/raw/2025/03/2025-03-21.json"
+        chmod(locked, 0)
+        // nobody must be able to reach the folder and write the store (the system temporary
+        // directory is already world-writable and sticky; it is left alone).
+        chmod(folder.path, 0o777)
+        for sub in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where !sub.hasSuffix("2025-03-21.json") {
+            chmod(folder.path + "/" + sub, sub.hasSuffix(".json") ? 0o644 : 0o777)
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandLineTests.executable, "compact", folder.path]
+        p.environment = ProcessInfo.processInfo.environment
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 2, "partial: \(stderr)")
+        #expect(stderr.contains("2025-03-21.json") && stderr.contains("Permission denied"))
+        // Stored: exactly the samples of the two readable files.
+        var expected = Set<Sample>()
+        for day in ["2025-03-20", "2025-03-22"] {
+            expected.formUnion(try samples(ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/raw/2025/03/\(day).json")))))
+        }
+        chmod(locked, 0o644)
+        #expect(Set(try storedSamples(Store(at: folder.path))) == expected)
     }
 }
