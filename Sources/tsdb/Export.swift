@@ -12,6 +12,8 @@ struct Export: ParsableCommand {
     @Option(help: "Time range, as for `tsdb query`.")
     var range: String?
 
+    @OptionGroup var zoneOption: ZoneOption
+
     @Option(help: "Output folder for day files.")
     var out: String?
 
@@ -24,13 +26,22 @@ struct Export: ParsableCommand {
         let store = try storeOption.open()
         let all = store.types.map(\.type)
         let types = try type.map { [try TypeNames.resolve($0, among: all)] } ?? all
-        let r = try range.map { try TimeRange.parse($0, zone: zoneRule()) } ?? TimeRange(from: nil, to: nil)
+        let r = try ZoneOption.range(range, in: zoneOption.rules())
         if let out {
             let (files, samples) = try store.exportDayFiles(to: out, types: types, from: r.from ?? .min, to: r.to ?? .max)
             printError("exported \(formatCount(samples)) samples into \(formatCount(files)) day files under \(out)")
             return
         }
         guard let f = OutputFormat(rawValue: format), f != .table else { throw ValidationError("--format must be ndjson, csv or json") }
+        if f == .csv || f == .ndjson {
+            let out = OutputBuffer()
+            if f == .csv { out.write(DayFileWriter.csvHeader) }
+            for t in types.sorted() {
+                try store.writeSamples(of: t, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson) { out.write(bytes: $0) }
+            }
+            out.flush()
+            return
+        }
         var writer = SampleWriter(format: f)
         for t in types.sorted() {
             var cursor = try store.samples(of: t, from: r.from ?? .min, to: r.to ?? .max)

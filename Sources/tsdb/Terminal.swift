@@ -127,11 +127,6 @@ func renderTable(_ header: [String], _ rows: [[String]]) -> String {
     return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(separator: "\n") + "\n"
 }
 
-/// Zone rule for calendar ranges: UTC for now; IANA zones (`--tz`) come with the aggregates work.
-func zoneRule() -> TimeRange.ZoneRule {
-    TimeRange.utc
-}
-
 private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 
 /// This process's peak resident memory in bytes (VmHWM from /proc/self/status), nil where not
