@@ -3,13 +3,13 @@ import TSDB
 
 struct Compact: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Compact raw day files into segments.",
+        abstract: "Bring the store up to date with the raw day files (only what changed is redone).",
         discussion: "DIR is the folder holding raw/ (…/fitness/apple-health) or a life-db imports/ root. The store is written to DIR's tsdb/ folder; raw files are only read. Exit status 2 means some files were skipped (listed on stderr).")
 
     @Argument(help: "Folder holding raw/, or an imports/ root.")
     var directory: String
 
-    @Option(help: "Block compressor: lz4 (default: fastest to read), zstd (about 4% smaller) or none.")
+    @Option(help: "Block compressor: lz4 (fastest to read), zstd (about 2% smaller) or none.")
     var codec: String = "lz4"
 
     @Option(help: "zstd compression level (1–22): higher is smaller and slower to compact; reading speed barely changes.")

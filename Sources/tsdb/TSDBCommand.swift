@@ -6,11 +6,7 @@ struct TSDBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tsdb",
         abstract: "A columnar time-series store for Apple Health day files.",
-        discussion: """
-        Compact raw day files (raw/YYYY/MM/YYYY-MM-DD.json) into per-type, per-month segments,
-        then query them. The raw files are never modified; the store can be deleted and rebuilt.
-        Start with `tsdb demo`.
-        """,
+        discussion: "Compacts Apple Health day files (raw/YYYY/MM/YYYY-MM-DD.json) into per-type, per-month columnar segments beside them, and answers queries and aggregates from those. The raw files are never modified; the store can be deleted and rebuilt at any time. Start with `tsdb demo`.",
         subcommands: [Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Types.self, Stats.self, Export.self, Verify.self, Generate.self]
     )
 }
