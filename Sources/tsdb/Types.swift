@@ -18,11 +18,20 @@ struct Types: ParsableCommand {
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Storage figures per type: samples, segments, bytes, bytes per sample.")
 
+    @Option(help: "Output: table, or csv with exact byte counts (current generation only).")
+    var format: String = "table"
+
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
         let store = try storeOption.open()
         let types = store.types
+        if format == "csv" {
+            print("type,samples,segments,bytes")
+            for t in types { print("\(t.type),\(t.sampleCount),\(t.segmentCount),\(t.bytes)") }
+            return
+        }
+        guard format == "table" else { throw ValidationError("--format must be table or csv") }
         var rows = types.map { t in
             [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart), day(t.lastStart),
              String(t.segmentCount), formatBytes(t.bytes), fixed(t.bytesPerSample, 2)]

@@ -59,14 +59,14 @@ public final class Compactor {
         static func < (a: MonthKey, b: MonthKey) -> Bool { (a.month, a.type) < (b.month, b.type) }
     }
 
-    private var strings = ByteInterner()
-    private var pending: [MonthKey: [PackedSample]] = [:]
-    private var written: [MonthKey: Manifest.SegmentEntry] = [:]
-    private var late: [MonthKey: [PackedSample]] = [:]
-    private var directoriesToSync = Set<String>()
-    private var generation: UInt64 = 1
-    private var report = CompactionReport()
-    private var syncer = BackgroundSyncer()
+    var strings = ByteInterner()
+    var pending: [MonthKey: [PackedSample]] = [:]
+    var written: [MonthKey: Manifest.SegmentEntry] = [:]
+    var late: [MonthKey: [PackedSample]] = [:]
+    var directoriesToSync = Set<String>()
+    var generation: UInt64 = 1
+    var report = CompactionReport()
+    var syncer = BackgroundSyncer()
 
     public func run(progress: ((CompactionProgress) -> Void)? = nil) throws(TSDBError) -> CompactionReport {
         let clock = ContinuousClock.now
@@ -168,152 +168,10 @@ public final class Compactor {
         return manifest
     }
 
-    // MARK: Incremental
-
-    /// What changed since the previous manifest, from a stat of every raw file.
-    struct IncrementalPlan {
-        /// Files whose size or mtime differ from the manifest, or that it does not list.
-        var candidates: [RawFile] = []
-        var unchanged: [RawFile] = []
-        var deleted: [Manifest.RawFileEntry] = []
-        var previousEntry: [String: Manifest.RawFileEntry] = [:]
-
-        init(files: [RawFile], previous: Manifest) {
-            for e in previous.rawFiles { previousEntry[e.path] = e }
-            var present = Set<String>()
-            for f in files {
-                present.insert(f.relativePath)
-                if let e = previousEntry[f.relativePath], e.size == f.size, e.mtimeNanoseconds == f.mtimeNanoseconds {
-                    unchanged.append(f)
-                } else {
-                    candidates.append(f)
-                }
-            }
-            deleted = previous.rawFiles.filter { !present.contains($0.path) }
-        }
-    }
-
-    /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
-    private func incremental(_ plan: IncrementalPlan, previous: Manifest, progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
-        var entries: [String: Manifest.RawFileEntry] = [:]
-        for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
-        var rebuild = options.rebuildMonths
-        var touchedOnly = false
-        for e in plan.deleted { rebuild.formUnion(e.months) }
-        report.filesDeleted = plan.deleted.count
-
-        // Parse the new and changed files; a rewrite with identical content is not a change.
-        var fresh: [(RawFile, ParsedDayFile)] = []
-        let results = plan.candidates.isEmpty ? [] : startParsing(plan.candidates).wait()
-        for (file, result) in zip(plan.candidates, results) {
-            let old = plan.previousEntry[file.relativePath]
-            if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size {
-                var e = old
-                e.mtimeNanoseconds = file.mtimeNanoseconds
-                entries[file.relativePath] = e
-                touchedOnly = true
-                report.filesTouched += 1
-                continue
-            }
-            if let old { rebuild.formUnion(old.months) }  // its old samples must go
-            guard let parsed = accept(file, result) else { continue }
-            if old != nil { rebuild.formUnion(parsed.months); report.filesChanged += 1 } else { report.filesAdded += 1 }
-            fresh.append((file, parsed))
-        }
-        var append = Set<Int32>()
-        for (_, p) in fresh { append.formUnion(p.months) }
-        append.subtract(rebuild)
-        report.filesUnchanged = plan.unchanged.count
-        guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
-            if !touchedOnly { return nil }
-            var m = previous
-            m.rawFiles = entries.values.sorted { $0.path < $1.path }
-            return m
-        }
-
-        // Months with a change or deletion are rebuilt from every raw file that contributes
-        // to them; months that only gained files keep their stored samples.
-        let contributors = plan.unchanged.filter { !rebuild.isDisjoint(with: entries[$0.relativePath]!.months) }
-        var done = 0
-        let total = fresh.count + contributors.count
-        progress?(CompactionProgress(filesDone: 0, filesTotal: total, bytesDone: 0, bytesTotal: 0))
-        for (file, parsed) in fresh {
-            let months = merge(parsed, keep: { rebuild.contains($0) || append.contains($0) })
-            entries[file.relativePath] = entry(file, parsed, months)
-            done += 1
-        }
-        if !contributors.isEmpty {
-            for (file, result) in zip(contributors, startParsing(contributors).wait()) {
-                // Unchanged on disk but unreadable now (e.g. permissions): its months cannot be rebuilt
-                // faithfully, so the whole change is refused rather than silently losing samples.
-                guard case .success(let parsed) = result else {
-                    if case .failure(let e) = result { throw e }
-                    continue
-                }
-                _ = merge(parsed, keep: { rebuild.contains($0) })
-                done += 1
-                progress?(CompactionProgress(filesDone: done, filesTotal: total, bytesDone: 0, bytesTotal: 0))
-            }
-        }
-        // Only the (type, month) pairs that received new samples are rewritten.
-        let appended = Set(pending.keys.filter { append.contains($0.month) }.map { MonthKey(type: $0.type, month: $0.month) })
-        var carried: [Manifest.SegmentEntry] = []
-        for segment in previous.segments where append.contains(Int32(segment.year * 12 + segment.month - 1)) {
-            let key = MonthKey(type: strings.intern(segment.type), month: Int32(segment.year * 12 + segment.month - 1))
-            if appended.contains(key) { try loadStored(segment) } else { carried.append(segment) }
-        }
-        try flush(before: .max)
-        report.monthsRebuilt = rebuild.count
-        report.monthsAppended = append.count
-        report.segmentsWritten = written.count
-
-        var manifest = Manifest()
-        let replaced = rebuild.union(append)
-        manifest.segments = (previous.segments.filter { !replaced.contains(Int32($0.year * 12 + $0.month - 1)) } + carried + written.values)
-            .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
-        manifest.rawFiles = entries.values.sorted { $0.path < $1.path }
-        return manifest
-    }
-
-    /// Adds a stored segment's samples to the pending buffers (for months that only gain files).
-    /// Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt straight
-    /// from the decoded columns without creating strings per sample.
-    private func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
-        let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
-        let key = MonthKey(type: strings.intern(entry.type), month: Int32(entry.year * 12 + entry.month - 1))
-        func ids(_ table: [OptionalText]) -> [Int32] {
-            table.map { t in
-                switch t {
-                case .absent: PackedSample.absent
-                case .null: PackedSample.null
-                case .text(let s): strings.intern(s)
-                }
-            }
-        }
-        let units = ids(reader.units), sources = ids(reader.sources), devices = ids(reader.devices), metadata = ids(reader.metadata)
-        let texts = reader.dictionary.numberTexts.map { Int64(strings.intern($0)) }
-        var samples = pending[key] ?? []
-        pending[key] = nil
-        samples.reserveCapacity(samples.count + reader.sampleCount)
-        let block = DecodedBlock()
-        for b in 0..<reader.blockCount {
-            try reader.decode(block: b, into: block)
-            for i in 0..<block.count {
-                let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
-                samples.append(PackedSample(start: block.starts[i], end: block.ends[i],
-                                            mantissa: tag == ValueTag.numberText ? texts[Int(block.mantissas[i])] : block.mantissas[i],
-                                            forms: reader.dictionary.forms[Int(block.forms[i])], type: key.type,
-                                            unit: units[Int(block.units[i])], source: sources[Int(block.sources[i])],
-                                            device: devices[Int(block.devices[i])], metadata: metadata[Int(block.metadata[i])], valueTag: tag))
-            }
-        }
-        pending[key] = samples
-    }
-
     // MARK: Parsing and merging
 
     /// A parse result, or nil after recording why the file is skipped.
-    private func accept(_ file: RawFile, _ result: Result<ParsedDayFile, TSDBError>) -> ParsedDayFile? {
+    func accept(_ file: RawFile, _ result: Result<ParsedDayFile, TSDBError>) -> ParsedDayFile? {
         switch result {
         case .failure(let error):
             report.skipped.append(error)
@@ -331,13 +189,13 @@ public final class Compactor {
         }
     }
 
-    private func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [Int32]) -> Manifest.RawFileEntry {
+    func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [Int32]) -> Manifest.RawFileEntry {
         Manifest.RawFileEntry(path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
                               contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: months)
     }
 
     /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
-    private func startParsing(_ batch: [RawFile]) -> ParseJob {
+    func startParsing(_ batch: [RawFile]) -> ParseJob {
         let job = ParseJob(count: batch.count)
         let parallel = options.threads > 1 && batch.count > 1
         DispatchQueue.global().async {
@@ -378,7 +236,7 @@ public final class Compactor {
 
     /// Moves a file's samples whose month passes `keep` into the per-(type, month) buffers,
     /// re-numbering its strings. Returns the months of all its samples.
-    private func merge(_ parsed: ParsedDayFile, keep: (Int32) -> Bool) -> [Int32] {
+    func merge(_ parsed: ParsedDayFile, keep: (Int32) -> Bool) -> [Int32] {
         var remap = [Int32](repeating: 0, count: parsed.strings.count)
         for id in 0..<parsed.strings.count {
             remap[id] = parsed.strings.withBytes(Int32(id)) { strings.intern($0) }
@@ -429,7 +287,7 @@ public final class Compactor {
     // MARK: Writing segments
 
     /// Writes every pending (type, month) whose month ends before day `day`.
-    private func flush(before day: Int64) throws(TSDBError) {
+    func flush(before day: Int64) throws(TSDBError) {
         for key in pending.keys.sorted() {
             let (y, m) = (Int(key.month) / 12, Int(key.month) % 12 + 1)
             let nextMonthDay = ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1)
@@ -439,7 +297,7 @@ public final class Compactor {
         }
     }
 
-    private func writeSegment(_ key: MonthKey, _ samples: inout [PackedSample]) throws(TSDBError) {
+    func writeSegment(_ key: MonthKey, _ samples: inout [PackedSample]) throws(TSDBError) {
         Self.sortAndDeduplicate(&samples)
         let (y, m) = (Int(key.month) / 12, Int(key.month) % 12 + 1)
         let type = strings.string(key.type)
@@ -526,69 +384,5 @@ public final class Compactor {
             FileSystem.removeDirectoryIfEmpty(dirPath)
         }
         FileSystem.remove(layout.manifestPath + ".tmp")
-    }
-}
-
-/// One batch being parsed: each worker writes only its own slot, and the reader waits for
-/// `done` before reading any, so the slots need no lock.
-private final class ParseJob: @unchecked Sendable {
-    let slots: UnsafeMutableBufferPointer<Result<ParsedDayFile, TSDBError>?>
-    let done = DispatchSemaphore(value: 0)
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-
-    func wait() -> [Result<ParsedDayFile, TSDBError>] {
-        done.wait()
-        return slots.map { $0! }
-    }
-}
-
-/// fsyncs files on a serial background queue; ``finish()`` waits for all and reports the first failure.
-final class BackgroundSyncer: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "tsdb.fsync")
-    private var failure: TSDBError?
-
-    func sync(_ path: String) {
-        queue.async {
-            guard self.failure == nil else { return }
-            do throws(TSDBError) { try FileSystem.syncFile(path) } catch { self.failure = error }
-        }
-    }
-
-    func finish() throws(TSDBError) {
-        let failure = queue.sync { self.failure }
-        if let failure { throw failure }
-    }
-}
-
-extension PackedSample {
-    /// Packs a decoded sample, interning its strings.
-    init(_ s: Sample, strings: inout ByteInterner) {
-        func id(_ t: OptionalText) -> Int32 {
-            switch t {
-            case .absent: return PackedSample.absent
-            case .null: return PackedSample.null
-            case .text(let v): return strings.intern(v)
-            }
-        }
-        var tag = ValueTag.absent
-        var mantissa: Int64 = 0
-        switch s.value {
-        case .absent: tag = ValueTag.absent
-        case .null: tag = ValueTag.null
-        case .decimal(let d): tag = ValueTag.decimalBase + d.scale; mantissa = d.mantissa
-        case .numberText(let t): tag = ValueTag.numberText; mantissa = Int64(strings.intern(t))
-        }
-        self.init(start: s.start.microseconds, end: s.end.microseconds, mantissa: mantissa,
-                  forms: TimeForm.pair(s.start.form, s.end.form), type: strings.intern(s.type), unit: id(s.unit),
-                  source: id(s.source), device: id(s.device), metadata: id(s.metadata), valueTag: tag)
     }
 }

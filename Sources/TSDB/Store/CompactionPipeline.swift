@@ -1,0 +1,65 @@
+import Dispatch
+
+/// One batch being parsed: each worker writes only its own slot, and the reader waits for
+/// `done` before reading any, so the slots need no lock.
+final class ParseJob: @unchecked Sendable {
+    let slots: UnsafeMutableBufferPointer<Result<ParsedDayFile, TSDBError>?>
+    let done = DispatchSemaphore(value: 0)
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    func wait() -> [Result<ParsedDayFile, TSDBError>] {
+        done.wait()
+        return slots.map { $0! }
+    }
+}
+
+/// fsyncs files on a serial background queue; ``finish()`` waits for all and reports the first failure.
+final class BackgroundSyncer: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "tsdb.fsync")
+    private var failure: TSDBError?
+
+    func sync(_ path: String) {
+        queue.async {
+            guard self.failure == nil else { return }
+            do throws(TSDBError) { try FileSystem.syncFile(path) } catch { self.failure = error }
+        }
+    }
+
+    func finish() throws(TSDBError) {
+        let failure = queue.sync { self.failure }
+        if let failure { throw failure }
+    }
+}
+
+extension PackedSample {
+    /// Packs a decoded sample, interning its strings.
+    init(_ s: Sample, strings: inout ByteInterner) {
+        func id(_ t: OptionalText) -> Int32 {
+            switch t {
+            case .absent: return PackedSample.absent
+            case .null: return PackedSample.null
+            case .text(let v): return strings.intern(v)
+            }
+        }
+        var tag = ValueTag.absent
+        var mantissa: Int64 = 0
+        switch s.value {
+        case .absent: tag = ValueTag.absent
+        case .null: tag = ValueTag.null
+        case .decimal(let d): tag = ValueTag.decimalBase + d.scale; mantissa = d.mantissa
+        case .numberText(let t): tag = ValueTag.numberText; mantissa = Int64(strings.intern(t))
+        }
+        self.init(start: s.start.microseconds, end: s.end.microseconds, mantissa: mantissa,
+                  forms: TimeForm.pair(s.start.form, s.end.form), type: strings.intern(s.type), unit: id(s.unit),
+                  source: id(s.source), device: id(s.device), metadata: id(s.metadata), valueTag: tag)
+    }
+}

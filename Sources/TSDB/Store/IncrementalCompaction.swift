@@ -1,0 +1,145 @@
+/// Incremental compaction (Formats/manifest-v1.md §3): what changed since the published
+/// generation, and how little needs rewriting.
+extension Compactor {
+    // MARK: Incremental
+
+    /// What changed since the previous manifest, from a stat of every raw file.
+    struct IncrementalPlan {
+        /// Files whose size or mtime differ from the manifest, or that it does not list.
+        var candidates: [RawFile] = []
+        var unchanged: [RawFile] = []
+        var deleted: [Manifest.RawFileEntry] = []
+        var previousEntry: [String: Manifest.RawFileEntry] = [:]
+
+        init(files: [RawFile], previous: Manifest) {
+            for e in previous.rawFiles { previousEntry[e.path] = e }
+            var present = Set<String>()
+            for f in files {
+                present.insert(f.relativePath)
+                if let e = previousEntry[f.relativePath], e.size == f.size, e.mtimeNanoseconds == f.mtimeNanoseconds {
+                    unchanged.append(f)
+                } else {
+                    candidates.append(f)
+                }
+            }
+            deleted = previous.rawFiles.filter { !present.contains($0.path) }
+        }
+    }
+
+    /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
+    func incremental(_ plan: IncrementalPlan, previous: Manifest, progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
+        var entries: [String: Manifest.RawFileEntry] = [:]
+        for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
+        var rebuild = options.rebuildMonths
+        var touchedOnly = false
+        for e in plan.deleted { rebuild.formUnion(e.months) }
+        report.filesDeleted = plan.deleted.count
+
+        // Parse the new and changed files; a rewrite with identical content is not a change.
+        var fresh: [(RawFile, ParsedDayFile)] = []
+        let results = plan.candidates.isEmpty ? [] : startParsing(plan.candidates).wait()
+        for (file, result) in zip(plan.candidates, results) {
+            let old = plan.previousEntry[file.relativePath]
+            if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size {
+                var e = old
+                e.mtimeNanoseconds = file.mtimeNanoseconds
+                entries[file.relativePath] = e
+                touchedOnly = true
+                report.filesTouched += 1
+                continue
+            }
+            if let old { rebuild.formUnion(old.months) }  // its old samples must go
+            guard let parsed = accept(file, result) else { continue }
+            if old != nil { rebuild.formUnion(parsed.months); report.filesChanged += 1 } else { report.filesAdded += 1 }
+            fresh.append((file, parsed))
+        }
+        var append = Set<Int32>()
+        for (_, p) in fresh { append.formUnion(p.months) }
+        append.subtract(rebuild)
+        report.filesUnchanged = plan.unchanged.count
+        guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
+            if !touchedOnly { return nil }
+            var m = previous
+            m.rawFiles = entries.values.sorted { $0.path < $1.path }
+            return m
+        }
+
+        // Months with a change or deletion are rebuilt from every raw file that contributes
+        // to them; months that only gained files keep their stored samples.
+        let contributors = plan.unchanged.filter { !rebuild.isDisjoint(with: entries[$0.relativePath]!.months) }
+        var done = 0
+        let total = fresh.count + contributors.count
+        progress?(CompactionProgress(filesDone: 0, filesTotal: total, bytesDone: 0, bytesTotal: 0))
+        for (file, parsed) in fresh {
+            let months = merge(parsed, keep: { rebuild.contains($0) || append.contains($0) })
+            entries[file.relativePath] = entry(file, parsed, months)
+            done += 1
+        }
+        if !contributors.isEmpty {
+            for (file, result) in zip(contributors, startParsing(contributors).wait()) {
+                // Unchanged on disk but unreadable now (e.g. permissions): its months cannot be rebuilt
+                // faithfully, so the whole change is refused rather than silently losing samples.
+                guard case .success(let parsed) = result else {
+                    if case .failure(let e) = result { throw e }
+                    continue
+                }
+                _ = merge(parsed, keep: { rebuild.contains($0) })
+                done += 1
+                progress?(CompactionProgress(filesDone: done, filesTotal: total, bytesDone: 0, bytesTotal: 0))
+            }
+        }
+        // Only the (type, month) pairs that received new samples are rewritten.
+        let appended = Set(pending.keys.filter { append.contains($0.month) }.map { MonthKey(type: $0.type, month: $0.month) })
+        var carried: [Manifest.SegmentEntry] = []
+        for segment in previous.segments where append.contains(Int32(segment.year * 12 + segment.month - 1)) {
+            let key = MonthKey(type: strings.intern(segment.type), month: Int32(segment.year * 12 + segment.month - 1))
+            if appended.contains(key) { try loadStored(segment) } else { carried.append(segment) }
+        }
+        try flush(before: .max)
+        report.monthsRebuilt = rebuild.count
+        report.monthsAppended = append.count
+        report.segmentsWritten = written.count
+
+        var manifest = Manifest()
+        let replaced = rebuild.union(append)
+        manifest.segments = (previous.segments.filter { !replaced.contains(Int32($0.year * 12 + $0.month - 1)) } + carried + written.values)
+            .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
+        manifest.rawFiles = entries.values.sorted { $0.path < $1.path }
+        return manifest
+    }
+
+    /// Adds a stored segment's samples to the pending buffers (for months that only gain files).
+    /// Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt straight
+    /// from the decoded columns without creating strings per sample.
+    func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
+        let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
+        let key = MonthKey(type: strings.intern(entry.type), month: Int32(entry.year * 12 + entry.month - 1))
+        func ids(_ table: [OptionalText]) -> [Int32] {
+            table.map { t in
+                switch t {
+                case .absent: PackedSample.absent
+                case .null: PackedSample.null
+                case .text(let s): strings.intern(s)
+                }
+            }
+        }
+        let units = ids(reader.units), sources = ids(reader.sources), devices = ids(reader.devices), metadata = ids(reader.metadata)
+        let texts = reader.dictionary.numberTexts.map { Int64(strings.intern($0)) }
+        var samples = pending[key] ?? []
+        pending[key] = nil
+        samples.reserveCapacity(samples.count + reader.sampleCount)
+        let block = DecodedBlock()
+        for b in 0..<reader.blockCount {
+            try reader.decode(block: b, into: block)
+            for i in 0..<block.count {
+                let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
+                samples.append(PackedSample(start: block.starts[i], end: block.ends[i],
+                                            mantissa: tag == ValueTag.numberText ? texts[Int(block.mantissas[i])] : block.mantissas[i],
+                                            forms: reader.dictionary.forms[Int(block.forms[i])], type: key.type,
+                                            unit: units[Int(block.units[i])], source: sources[Int(block.sources[i])],
+                                            device: devices[Int(block.devices[i])], metadata: metadata[Int(block.metadata[i])], valueTag: tag))
+            }
+        }
+        pending[key] = samples
+    }
+}
