@@ -337,12 +337,14 @@ def report(results, limits, machine):
 def svg(results):
     """Bars of time (log scale) and size per system, no plotting library needed."""
     r = results[0]
-    groups = [("ingest", "ingest_s"), ("daily agg. in-process", "daily_inproc_s"), ("daily agg. process", "daily_process_s"), ("3-month CSV", "export_s")]
+    groups = [("ingest", "ingest_s"), ("daily, UTC days", "daily_inproc_s"), ("daily, own zone", "zone_inproc_s"),
+              ("daily, whole process", "daily_process_s"), ("3-month CSV", "export_s")]
     systems = [("tsdb", "tsdb_", "#2a7ae2"), ("DuckDB+Parquet", "duck_", "#e2a12a"), ("SQLite", "sqlite_", "#7a7a7a")]
-    w, h, top, left = 760, 360, 40, 60
+    w, h, top, left = 900, 360, 40, 60
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + 145}" font-family="sans-serif" font-size="12">',
            f'<rect width="{w}" height="{h + 145}" fill="white"/>',
-           f'<text x="{left}" y="20" font-size="14">{r["label"]}: time per task (log scale, lower is better) and bytes per heart-rate sample</text>']
+           f'<text x="{left}" y="18" font-size="14">{r["label"]}: time per task (log scale, lower is better) and bytes per heart-rate sample</text>',
+           f'<text x="{left}" y="34" font-size="11">daily = heart-rate count/min/max/mean per day over the year, in-process; whole process = UTC days, process start included</text>']
     lo, hi = -4, 3  # 0.1 ms … 1000 s
     def y(seconds):
         return top + h - 40 - (math.log10(max(seconds, 1e-4)) - lo) / (hi - lo) * (h - 80)
