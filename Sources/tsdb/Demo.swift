@@ -38,7 +38,8 @@ struct Demo: ParsableCommand {
         print("\n4. queries (times measured in this process)")
         let hr = "HKQuantityTypeIdentifierHeartRate"
         guard let info = store.types.first(where: { $0.type == hr }) else { return }
-        let zone = TimeZoneRules.system(environment: environment("TZ"))
+        // The generated person lives in Paris: their days are Paris days.
+        let zone = try TimeZoneRules.named(HealthDataGenerator.homeZone)
         let middle = Timestamp(microseconds: info.firstStart + (info.lastStart - info.firstStart) / 3, form: .zulu).description
         let firstDay = String(middle.prefix(10)), month = String(middle.prefix(7)), year = String(middle.prefix(4))
         let rule: TimeRange.ZoneRule = { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
@@ -82,9 +83,10 @@ struct Demo: ParsableCommand {
 
         Try it yourself:
           tsdb query HeartRate --range \(firstDay) --store \(directory)
+          tsdb query HeartRate --range \(year) --bucket day --tz \(HealthDataGenerator.homeZone) --store \(directory)
           tsdb query HeartRate --range \(year) --bucket month --stats count,mean,p50,p95 --store \(directory)
           tsdb query Steps --range \(month) --bucket day --format csv --store \(directory)
-          tsdb sleep --range \(month) --store \(directory)
+          tsdb sleep --range \(month) --tz \(HealthDataGenerator.homeZone) --store \(directory)
           tsdb workouts --range \(month) --with HeartRate --store \(directory)
           tsdb verify --deep --store \(directory)
         (delete \(directory) when done)

@@ -22,6 +22,10 @@ public struct HealthDataGenerator {
         public init() {}
     }
 
+    /// Where the generated person lives (their offsets follow this zone's rules, but for a
+    /// week abroad).
+    public static let homeZone = "Europe/Paris"
+
     /// The density of the "heavy" data set (`tsdb generate --heavy`).
     public static let heavyHeartRateDensity = 7.0
 
