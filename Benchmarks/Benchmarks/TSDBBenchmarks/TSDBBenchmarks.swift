@@ -25,12 +25,24 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
                                            maxDuration: .seconds(5), maxIterations: 50)
 
-    Benchmark("Compaction.Year", configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 5)) { benchmark in
-        let layout = StoreLayout(appleHealthDirectory: fixture.directory)
+    // A full rebuild of the year (the store is otherwise up to date, which is the next one).
+    Benchmark("Compaction.Year.Rebuild", configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 5)) { benchmark in
+        var options = CompactionOptions()
+        options.rebuild = true
+        let compactor = Compactor(layout: StoreLayout(appleHealthDirectory: fixture.directory), options: options)
         benchmark.startMeasurement()
-        let report = try Compactor(layout: layout).run()
+        let report = try compactor.run()
         benchmark.stopMeasurement()
+        precondition(report.isFullRebuild)
         blackHole(report.samplesStored)
+    }
+
+    Benchmark("Compaction.Year.NothingChanged", configuration: .init(metrics: [.wallClock], maxIterations: 20)) { benchmark in
+        let compactor = Compactor(layout: StoreLayout(appleHealthDirectory: fixture.directory))
+        benchmark.startMeasurement()
+        let report = try compactor.run()
+        benchmark.stopMeasurement()
+        precondition(report.upToDate)
     }
 
     // Raw JSON: one realistic day file, parsed and validated (throughput counts bytes).
