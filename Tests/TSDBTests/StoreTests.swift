@@ -303,3 +303,26 @@ import Testing
         #expect(Set(try storedSamples(Store(at: folder.path))) == expected)
     }
 }
+
+@Suite struct CleanupTests {
+    @Test func upToDateRunKeepsThePreviousGenerationAndRemovesCrashLeftovers() throws {
+        let folder = TemporaryFolder("cleanup")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 3, seed: 6, edgeCases: false)
+        var rebuild = CompactionOptions()
+        rebuild.rebuild = true
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        _ = try Compactor(layout: layout).run()
+        _ = try Compactor(layout: layout, options: rebuild).run() // generation 2; generation 1 kept
+        let dir = layout.segmentsDirectory + "/HKQuantityTypeIdentifierHeartRate"
+        // What a crashed generation-3 run would leave behind.
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate/2025-03.g3.seg")
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate/2025-03.g3.seg.tmp")
+        let report = try Compactor(layout: layout).run()
+        #expect(report.upToDate)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.contains { $0.contains(".g1.") } && names.contains { $0.contains(".g2.") })
+        #expect(!names.contains { $0.contains(".g3.") })
+        #expect(Compactor.generation(ofSegmentFile: "2025-03.g12.seg") == 12 && Compactor.generation(ofSegmentFile: "notes.txt") == nil)
+    }
+}

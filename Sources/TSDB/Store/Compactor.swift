@@ -100,7 +100,7 @@ public final class Compactor {
                 report.upToDate = true
                 report.generation = previous.generation
                 finishReport(previous, clock: clock)
-                removeStaleFiles(previous, alsoKeeping: nil)
+                removeCrashLeftovers(newerThan: previous.generation)
                 return report
             }
             manifest = updated
@@ -368,6 +368,29 @@ public final class Compactor {
             written[key] = nil
             try writeSegment(key, &samples)
         }
+    }
+
+    /// When nothing is published: deletes only what crashed runs left, temporaries and segments
+    /// of generations newer than the published one (the previous generation stays for readers).
+    func removeCrashLeftovers(newerThan generation: UInt64) {
+        guard let typeDirs = try? FileSystem.list(layout.segmentsDirectory) else { return }
+        for dir in typeDirs where dir.isDirectory {
+            let dirPath = layout.segmentsDirectory + "/" + dir.name
+            for f in (try? FileSystem.list(dirPath)) ?? [] {
+                if f.name.hasSuffix(".tmp") || (Self.generation(ofSegmentFile: f.name).map { $0 > generation } ?? false) {
+                    FileSystem.remove(dirPath + "/" + f.name)
+                }
+            }
+        }
+        FileSystem.remove(layout.manifestPath + ".tmp")
+    }
+
+    /// The generation in a segment file name (`2025-03.g12.seg` → 12).
+    static func generation(ofSegmentFile name: String) -> UInt64? {
+        guard name.hasSuffix("." + SegmentFormat.fileExtension) else { return nil }
+        let parts = name.split(separator: ".")
+        guard parts.count >= 3, parts[parts.count - 2].first == "g" else { return nil }
+        return UInt64(parts[parts.count - 2].dropFirst())
     }
 
     /// Deletes files under `segments/` that neither the published manifest nor the one before it
