@@ -42,9 +42,8 @@ struct Demo: ParsableCommand {
         let zone = try TimeZoneRules.named(HealthDataGenerator.homeZone)
         let middle = Timestamp(microseconds: info.firstStart + (info.lastStart - info.firstStart) / 3, form: .zulu).description
         let firstDay = String(middle.prefix(10)), month = String(middle.prefix(7)), year = String(middle.prefix(4))
-        let rule: TimeRange.ZoneRule = { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
 
-        let day = try TimeRange.parse(firstDay, zone: rule)
+        let day = try ZoneOption.range(firstDay, in: zone)
         var clock = ContinuousClock.now
         var cursor = try store.samples(of: hr, from: day.from!, to: day.to!)
         var n = 0
@@ -54,7 +53,7 @@ struct Demo: ParsableCommand {
         var o = AggregateOptions()
         o.zone = zone
         o.bucket = .calendar(.day)
-        let all = try TimeRange.parse(year, zone: rule)
+        let all = try ZoneOption.range(year, in: zone)
         clock = ContinuousClock.now
         let daily = try store.aggregate(hr, from: all.from, to: all.to, options: o)
         print("\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): \(daily.rows.count) days in \(milliseconds(since: clock)) ms"
@@ -62,7 +61,7 @@ struct Demo: ParsableCommand {
         printAggregate(daily.limited(to: 5), catalog: store.catalog, zone: zone, format: .table)
 
         o.bucket = .calendar(.week)
-        let weeks = try TimeRange.parse(month, zone: rule)
+        let weeks = try ZoneOption.range(month, in: zone)
         let steps = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: o)
         var raw = o
         raw.deduplicate = false

@@ -4,7 +4,8 @@ enum OutputFormat: String, CaseIterable {
     case table, csv, json, ndjson
 }
 
-/// Streams samples to stdout in one of the output formats.
+/// Streams samples to stdout as a table or a JSON array (CSV and NDJSON go through the
+/// engine's columnar ``Store/writeSamples(of:from:to:format:source:flush:)``).
 struct SampleWriter {
     let format: OutputFormat
     /// When set, timestamps are shown in this zone instead of as written (table only).
@@ -15,11 +16,11 @@ struct SampleWriter {
     init(format: OutputFormat, zone: TimeZoneRules? = nil) {
         self.format = format
         self.zone = zone
-        switch format {
-        case .csv: out.write(DayFileWriter.csvHeader)
-        case .json: out.write("[")
-        case .table: out.write(pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28) + "metadata\n")
-        case .ndjson: break
+        precondition(format == .json || format == .table, "CSV and NDJSON are written by Store.writeSamples")
+        if format == .json {
+            out.write("[")
+        } else {
+            out.write(pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28) + "metadata\n")
         }
     }
 
@@ -28,16 +29,10 @@ struct SampleWriter {
     mutating func write(_ s: Sample) {
         count += 1
         line.removeAll(keepingCapacity: true)
-        switch format {
-        case .ndjson:
-            DayFileWriter.appendSample(s, to: &line)
-            line.append(0x0A)
-        case .json:
+        if format == .json {
             line.append(contentsOf: (count == 1 ? "\n  " : ",\n  ").utf8)
             DayFileWriter.appendSample(s, to: &line)
-        case .csv:
-            DayFileWriter.appendCSVRow(s, to: &line)
-        case .table:
+        } else {
             let who = [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / ")
             var value: [UInt8] = []
             DayFileWriter.appendValue(s.value, to: &value)

@@ -86,22 +86,6 @@ public enum DayFileWriter {
 extension DayFileWriter {
     public static let csvHeader = "type,start,end,value,unit,source,device,metadata\n"
 
-    /// One sample as a CSV row (RFC 4180 quoting), fields as in ``csvHeader``, null and absent empty.
-    public static func appendCSVRow(_ s: Sample, to out: inout [UInt8]) {
-        appendCSVField(s.type, to: &out)
-        out.append(UInt8(ascii: ","))
-        ISO8601.append(s.start.microseconds, s.start.form, to: &out)
-        out.append(UInt8(ascii: ","))
-        ISO8601.append(s.end.microseconds, s.end.form, to: &out)
-        out.append(UInt8(ascii: ","))
-        appendValue(s.value, to: &out)
-        for field in [s.unit, s.source, s.device, s.metadata] {
-            out.append(UInt8(ascii: ","))
-            if case .text(let t) = field { appendCSVField(t, to: &out) }
-        }
-        out.append(0x0A)
-    }
-
     /// A value's JSON number text (nothing for null or absent).
     public static func appendValue(_ v: SampleValue, to out: inout [UInt8]) {
         switch v {

@@ -358,14 +358,10 @@ public final class Compactor {
     private func rewriteLateMonths() throws(TSDBError) {
         for key in late.keys.sorted() {
             guard let entry = written[key] else { continue }
-            let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
-            var samples = late[key]!
-            let block = DecodedBlock()
-            for b in 0..<reader.blockCount {
-                try reader.decode(block: b, into: block)
-                for i in 0..<block.count { samples.append(PackedSample(reader.sample(i, of: block), strings: &strings)) }
-            }
+            pending[key] = late[key]
+            try loadStored(entry)
             written[key] = nil
+            var samples = pending.removeValue(forKey: key)!
             try writeSegment(key, &samples)
         }
     }
