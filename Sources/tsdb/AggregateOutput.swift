@@ -32,35 +32,76 @@ func exact(_ v: Double) -> String {
     v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
 }
 
-func printAggregate(_ r: AggregateResult, catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
+/// Writes an aggregate's rows as they come (memory stays bounded whatever the number of rows).
+struct AggregatePrinter {
+    let catalog: TypeCatalog
+    let zone: TimeZoneRules
+    let format: AggregateFormat
     let out = OutputBuffer()
-    defer { out.flush() }
-    let category = r.kind == .category
-    let columns: [String] = category ? r.categoryValues.map { catalog.categoryName(r.type, $0) + "_min" } : r.statistics.map(\.rawValue)
-    func cells(_ row: AggregateRow, _ number: (Double) -> String) -> [String] {
-        category ? r.categoryValues.map { number((row.seconds[$0] ?? 0) / 60) } : r.statistics.map { row.values[$0].map(number) ?? "" }
+    private var result: AggregateResult?
+    private var columns: [String] = []
+    private var table: StreamingTable?
+    private var rows = 0
+
+    init(catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
+        self.catalog = catalog
+        self.zone = zone
+        self.format = format
     }
-    switch format {
-    case .table, .markdown:
+
+    mutating func header(_ r: AggregateResult) {
+        result = r
+        columns = r.kind == .category && r.statistics.isEmpty
+            ? r.categoryValues.map { catalog.categoryName(r.type, $0) + " (min)" }
+            : r.statistics.map(\.rawValue)
         let header = ["start", "end"] + columns
-        let rows = r.rows.map { [localTime($0.start, zone), localTime($0.end, zone)] + cells($0, human) }
-        if format == .table {
-            out.write(renderTable(header, rows))
-        } else {
-            out.write("| " + header.joined(separator: " | ") + " |\n|" + header.map { _ in "---" }.joined(separator: "|") + "|\n")
-            for row in rows { out.write("| " + row.joined(separator: " | ") + " |\n") }
+        switch format {
+        case .table: table = StreamingTable(header: header)
+        case .markdown: out.write(renderMarkdown(header, []))
+        case .csv: out.write(header.map { csvQuoted(machineName($0)) }.joined(separator: ",") + "\n")
+        case .json: out.write("[")
+        case .ndjson: break
         }
-    case .csv:
-        out.write((["start", "end"] + columns).joined(separator: ",") + "\n")
-        for row in r.rows { out.write(([localTime(row.start, zone), localTime(row.end, zone)] + cells(row, exact)).joined(separator: ",") + "\n") }
-    case .json, .ndjson:
-        if format == .json { out.write("[") }
-        for (i, row) in r.rows.enumerated() {
-            var fields = ["\"start\":\"\(localTime(row.start, zone))\"", "\"end\":\"\(localTime(row.end, zone))\""]
-            for (name, value) in zip(columns, cells(row, exact)) where !value.isEmpty { fields.append("\"\(name)\":\(value)") }
-            let object = "{" + fields.joined(separator: ",") + "}"
-            out.write(format == .json ? (i == 0 ? "\n  " : ",\n  ") + object : object + "\n")
-        }
-        if format == .json { out.write(r.rows.isEmpty ? "]\n" : "\n]\n") }
     }
+
+    /// `asleepCore (min)` → `asleepCore_min`, `value 3 (min)` → `value_3_min`.
+    func machineName(_ column: String) -> String {
+        String(column.map { $0 == " " ? "_" : $0 }.filter { $0 != "(" && $0 != ")" })
+    }
+
+    mutating func row(_ row: AggregateRow) {
+        guard let r = result else { return }
+        func cells(_ number: (Double) -> String) -> [String] {
+            r.kind == .category && r.statistics.isEmpty
+                ? r.categoryValues.map { number((row.seconds[$0] ?? 0) / 60) }
+                : r.statistics.map { row.values[$0].map(number) ?? "" }
+        }
+        let bounds = [localTime(row.start, zone), localTime(row.end, zone)]
+        switch format {
+        case .table: table!.add(bounds + cells(human), to: out)
+        case .markdown: out.write(markdownLine(bounds + cells(human)))
+        case .csv: out.write((bounds + cells(exact)).joined(separator: ",") + "\n")
+        case .json, .ndjson:
+            var fields = ["\"start\":\"\(bounds[0])\"", "\"end\":\"\(bounds[1])\""]
+            for (name, value) in zip(columns, cells(exact)) where !value.isEmpty {
+                fields.append(jsonString(machineName(name)) + ":" + value)
+            }
+            let object = "{" + fields.joined(separator: ",") + "}"
+            out.write(format == .json ? (rows == 0 ? "\n  " : ",\n  ") + object : object + "\n")
+        }
+        rows += 1
+    }
+
+    mutating func finish() {
+        if format == .table { table?.finish(to: out) }
+        if format == .json { out.write(rows == 0 ? "]\n" : "\n]\n") }
+        out.flush()
+    }
+}
+
+func printAggregate(_ r: AggregateResult, catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
+    var printer = AggregatePrinter(catalog: catalog, zone: zone, format: format)
+    printer.header(r)
+    for row in r.rows { printer.row(row) }
+    printer.finish()
 }

@@ -17,8 +17,8 @@ struct Export: ParsableCommand {
     @Option(help: "Output folder for day files.")
     var out: String?
 
-    @Option(help: "Output to stdout: ndjson, csv or json.")
-    var format: String = "ndjson"
+    @Option(help: "Output to stdout: ndjson (default), csv or json. Not with --out, which writes JSON day files.")
+    var format: String?
 
     @OptionGroup var storeOption: StoreOption
 
@@ -27,12 +27,15 @@ struct Export: ParsableCommand {
         let all = store.types.map(\.type)
         let types = try type.map { [try TypeNames.resolve($0, among: all)] } ?? all
         let r = try ZoneOption.range(range, in: zoneOption.rules())
+        if out != nil, let format {
+            throw ValidationError("--format \(format) does not apply with --out, which writes day files (JSON); leave one out")
+        }
         if let out {
             let (files, samples) = try store.exportDayFiles(to: out, types: types, from: r.from ?? .min, to: r.to ?? .max)
             printError("exported \(formatCount(samples)) samples into \(formatCount(files)) day files under \(out)")
             return
         }
-        guard let f = OutputFormat(rawValue: format), f != .table else { throw ValidationError("--format must be ndjson, csv or json") }
+        guard let f = OutputFormat(rawValue: format ?? "ndjson"), f != .table else { throw ValidationError("--format must be ndjson, csv or json") }
         if f == .csv || f == .ndjson {
             let out = OutputBuffer()
             if f == .csv { out.write(DayFileWriter.csvHeader) }

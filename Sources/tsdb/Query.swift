@@ -30,17 +30,20 @@ struct Query: ParsableCommand {
 
     @OptionGroup var zoneOption: ZoneOption
 
-    @Option(help: "First day of weeks: monday … sunday.")
-    var weekStart: String = "monday"
+    @Option(help: "First day of weeks: monday … sunday (default monday).")
+    var weekStart: String?
 
-    @Option(help: "Interval samples: prorate (split by time) or start (whole sample in its start's bucket).")
-    var assign: String = "prorate"
+    @Option(help: "Interval samples: prorate (split by time, the default) or start (whole sample in its start's bucket).")
+    var assign: String?
 
-    @Option(help: "Overlapping sources for sums and category times: priority (count once) or none.")
-    var dedupe: String = "priority"
+    @Option(help: """
+        Overlapping samples for sums and category times: priority (count each stretch of time once, \
+        the default) or none.
+        """)
+    var dedupe: String?
 
-    @Option(help: "Source priority, highest first, comma-separated substrings of source or device.")
-    var priority: String = "Watch,iPhone"
+    @Option(help: "Source priority, highest first, comma-separated substrings of source or device (default Watch,iPhone).")
+    var priority: String?
 
     @Flag(help: "Include buckets with no data.")
     var fill = false
@@ -54,6 +57,9 @@ struct Query: ParsableCommand {
     @Flag(help: "Print the in-process time of the query itself, and blocks decoded vs answered from summaries, to stderr.")
     var timings = false
 
+    @Flag(help: "Print the resolved time range to stderr.")
+    var verbose = false
+
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
@@ -61,47 +67,80 @@ struct Query: ParsableCommand {
         let identifier = try TypeNames.resolve(type, among: store.types.map(\.type))
         let zone = try zoneOption.rules()
         let r = try ZoneOption.range(range, in: zone)
+        if verbose { printError("range: \(r.description(in: zone))") }
         guard bucket != nil || stats != nil else {
-            guard let f = OutputFormat(rawValue: format) else {
-                throw ValidationError("--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            let aggregateOnly = [("--week-start", weekStart != nil), ("--assign", assign != nil), ("--dedupe", dedupe != nil),
+                                 ("--priority", priority != nil), ("--fill", fill), ("--timings", timings)]
+            if let given = aggregateOnly.first(where: \.1) {
+                throw ValidationError("\(given.0) applies to aggregates: add --bucket or --stats")
             }
-            if f == .csv || f == .ndjson {
-                // Columnar fast path: rows are written straight from decoded blocks.
-                let out = OutputBuffer()
-                if f == .csv { out.write(DayFileWriter.csvHeader) }
-                try store.writeSamples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
-                                       source: source) { out.write(bytes: $0) }
-                out.flush()
-                return
-            }
-            var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
-            var writer = SampleWriter(format: f, zone: zoneOption.tz == nil ? nil : zone)
-            while let s = try cursor.next() { writer.write(s) }
-            writer.finish()
+            try writeSamples(store, identifier, r, zone)
             return
         }
+        let options = try aggregateOptions(store, identifier, zone)
+        let f = try AggregateFormat.parse(format)
+        let clock = ContinuousClock.now
+        var printer = AggregatePrinter(catalog: store.catalog, zone: zone, format: f)
+        let result = try store.aggregate(identifier, from: r.from, to: r.to, options: options,
+                                         header: { printer.header($0) }, row: { printer.row($0) })
+        printer.finish()
+        let elapsed = milliseconds(since: clock)
+        if timings {
+            printError("timings: aggregate \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
+                + "\(result.blocksFromSummaries) answered from summaries")
+        }
+    }
+
+    func writeSamples(_ store: Store, _ identifier: String, _ r: TimeRange, _ zone: TimeZoneRules) throws {
+        guard let f = OutputFormat(rawValue: format) else {
+            throw ValidationError("--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        if f == .csv || f == .ndjson {
+            // Columnar fast path: rows are written straight from decoded blocks.
+            let out = OutputBuffer()
+            if f == .csv { out.write(DayFileWriter.csvHeader) }
+            try store.writeSamples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
+                                   source: source) { out.write(bytes: $0) }
+            out.flush()
+            return
+        }
+        var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
+        var writer = SampleWriter(format: f, zone: zoneOption.tz == nil ? nil : zone)
+        while let s = try cursor.next() { writer.write(s) }
+        writer.finish()
+    }
+
+    func aggregateOptions(_ store: Store, _ identifier: String, _ zone: TimeZoneRules) throws -> AggregateOptions {
         var o = AggregateOptions()
         o.zone = zone
         o.bucket = try bucket.map { try BucketSpec.parse($0) } ?? .none
         o.statistics = try stats.map { try Statistic.parseList($0) }
+        let kind = store.catalog.kind(of: identifier)
+        if let chosen = o.statistics, kind == .category, chosen != [.count] {
+            throw ValidationError("""
+                \(TypeNames.shortName(identifier)) is a category type: its values are labels, so the only statistic \
+                is count (samples); without --stats it shows minutes per value
+                """)
+        }
         let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-        guard let ws = days.firstIndex(of: weekStart.lowercased()) else { throw ValidationError("--week-start must be a day name, e.g. monday") }
-        o.weekStart = ws + 1
-        guard ["prorate", "start"].contains(assign) else { throw ValidationError("--assign must be prorate or start") }
-        o.prorate = assign == "prorate"
-        guard ["priority", "none"].contains(dedupe) else { throw ValidationError("--dedupe must be priority or none") }
-        o.deduplicate = dedupe == "priority"
-        o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
+        if let weekStart {
+            guard let ws = days.firstIndex(of: weekStart.lowercased()) else {
+                throw ValidationError("--week-start must be a day name, e.g. monday")
+            }
+            o.weekStart = ws + 1
+        }
+        if let assign {
+            guard ["prorate", "start"].contains(assign) else { throw ValidationError("--assign must be prorate or start") }
+            o.prorate = assign == "prorate"
+        }
+        if let dedupe {
+            guard ["priority", "none"].contains(dedupe) else { throw ValidationError("--dedupe must be priority or none") }
+            o.deduplicate = dedupe == "priority"
+        }
+        if let priority { o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() } }
         o.fill = fill
         o.source = source
-        let f = try AggregateFormat.parse(format)
-        let clock = ContinuousClock.now
-        let result = try store.aggregate(identifier, from: r.from, to: r.to, options: o)
-        let elapsed = milliseconds(since: clock)
-        printAggregate(result, catalog: store.catalog, zone: zone, format: f)
-        if timings {
-            printError("timings: aggregate \(elapsed) ms, \(result.blocksDecoded) blocks decoded, \(result.blocksFromSummaries) answered from summaries")
-        }
+        return o
     }
 }
 

@@ -39,8 +39,8 @@ struct SampleWriter {
             let start = zone.map { localTime(s.start.microseconds, $0) } ?? s.start.description
             let end = zone.map { localTime(s.end.microseconds, $0) } ?? s.end.description
             line.append(contentsOf: (pad(start, 26) + pad(s.end == s.start ? "" : end, 26)
-                + pad(String(decoding: value, as: UTF8.self), 10) + pad(s.unit.string ?? "", 10) + pad(shorten(who, 26), 28)
-                + (s.metadata.string ?? "") + "\n").utf8)
+                + pad(String(decoding: value, as: UTF8.self), 10) + pad(displaySafe(s.unit.string ?? ""), 10)
+                + pad(displaySafe(who), 28) + displaySafe(s.metadata.string ?? "") + "\n").utf8)
         }
         out.write(bytes: line)
     }
@@ -60,9 +60,5 @@ struct SampleWriter {
 
 func pad(_ s: String, _ width: Int) -> String {
     s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
-}
-
-func shorten(_ s: String, _ width: Int) -> String {
-    s.count <= width ? s : String(s.prefix(width - 1)) + "…"
 }
 

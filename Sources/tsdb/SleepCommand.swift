@@ -21,7 +21,7 @@ struct SleepCommand: ParsableCommand {
         o.zone = zone
         o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
         o.source = source
-        let nights = try store.sleepNights(from: r.from ?? .min, to: r.to ?? .max, options: o)
+        let nights = try store.sleepNights(from: r.from, to: r.to, options: o)
         let stages: [(Int64, String)] = [(2, "awake"), (3, "core"), (4, "deep"), (5, "rem"), (1, "unspecified")]
         let header = ["night", "bedtime", "wake", "in_bed_min", "asleep_min"] + stages.map { $0.1 + "_min" }
         let rows = nights.map { n in
@@ -37,7 +37,7 @@ struct Workouts: ParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
-    @Option(help: "Also show count/min/mean/max of this type during each workout, e.g. HeartRate.")
+    @Option(help: "Also show another type during each workout: min/mean/max of a discrete type (HeartRate), the sum of a cumulative one (StepCount).")
     var with: String?
 
     func run() throws {
@@ -45,11 +45,14 @@ struct Workouts: ParsableCommand {
         let other = try with.map { try TypeNames.resolve($0, among: store.types.map(\.type)) }
         let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
         var header = ["workout", "start", "duration_min", "distance", "energy"]
-        if let other { header += ["min", "mean", "max"].map { TypeNames.shortName(other) + "_" + $0 } }
+        let cumulative = other.map { store.catalog.kind(of: $0) == .cumulative } ?? false
+        if let other { header += (cumulative ? ["sum"] : ["min", "mean", "max"]).map { TypeNames.shortName(other) + "_" + $0 } }
         let rows = list.map { w -> [String] in
             var row = [w.name, localTime(w.start, zone), human(Double(w.end - w.start) / 60e6),
                        w.distance.map { human($0) + " " + (w.distanceUnit ?? "") } ?? "", w.energy.map { human($0) + " " + (w.energyUnit ?? "") } ?? ""]
-            if let stats = w.with { row += [stats.min, stats.mean, stats.max].map { $0.map(human) ?? "" } }
+            if let stats = w.with {
+                row += (cumulative ? [stats.sum] : [stats.min, stats.mean, stats.max]).map { $0.map(human) ?? "" }
+            }
             return row
         }
         printRows(header, rows, format: f)
@@ -60,17 +63,10 @@ struct Workouts: ParsableCommand {
 func printRows(_ header: [String], _ rows: [[String]], format: AggregateFormat) {
     let out = OutputBuffer()
     defer { out.flush() }
-    func quoted(_ s: String) -> String {
-        if Double(s) != nil { return s }
-        var w = ""
-        for c in s { w += c == "\"" ? "\\\"" : c == "\\" ? "\\\\" : String(c) }
-        return "\"" + w + "\""
-    }
+    func quoted(_ s: String) -> String { Double(s) != nil ? s : jsonString(s) }
     switch format {
     case .table: out.write(renderTable(header, rows))
-    case .markdown:
-        out.write("| " + header.joined(separator: " | ") + " |\n|" + header.map { _ in "---" }.joined(separator: "|") + "|\n")
-        for r in rows { out.write("| " + r.joined(separator: " | ") + " |\n") }
+    case .markdown: out.write(renderMarkdown(header, rows))
     case .csv:
         out.write(header.joined(separator: ",") + "\n")
         for r in rows { out.write(r.map(csvQuoted).joined(separator: ",") + "\n") }
@@ -95,18 +91,25 @@ func csvQuoted(_ s: String) -> String {
 /// What every report command takes: a range (of wake-up dates for `sleep`, of starts for
 /// `workouts`), the zone, the output format and the store.
 struct ReportOptions: ParsableArguments {
-    @Option(help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-15 (dates in --tz).")
-    var range: String
+    @Option(help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-15 (dates in --tz; a date as the end is included). Default: everything.")
+    var range: String?
 
     @OptionGroup var zoneOption: ZoneOption
 
     @Option(help: "Output: table, csv, json, ndjson or markdown.")
     var format: String = "table"
 
+    @Flag(help: "Print the resolved time range to stderr.")
+    var verbose = false
+
     @OptionGroup var storeOption: StoreOption
 
     func resolve() throws -> (Store, TimeZoneRules, TimeRange, AggregateFormat) {
         let zone = try zoneOption.rules()
-        return (try storeOption.open(), zone, try ZoneOption.range(range, in: zone), try AggregateFormat.parse(format))
+        let format = try AggregateFormat.parse(format)
+        let store = try storeOption.open()
+        let range = try ZoneOption.range(range, in: zone)
+        if verbose { printError("range: \(range.description(in: zone))") }
+        return (store, zone, range, format)
     }
 }

@@ -1,39 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import TSDB
 
 @main
 struct TSDBCommand: ParsableCommand {
+    static let version = "0.4.0"
+
     static let configuration = CommandConfiguration(
         commandName: "tsdb",
         abstract: "A columnar time-series store for Apple Health day files.",
-        discussion: "Compacts Apple Health day files (raw/YYYY/MM/YYYY-MM-DD.json) into per-type, per-month columnar segments beside them, and answers queries and aggregates from those. The raw files are never modified; the store can be deleted and rebuilt at any time. Start with `tsdb demo`.",
-        subcommands: [Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Types.self, Stats.self, Export.self, Verify.self, Generate.self]
+        discussion: """
+        Compacts Apple Health day files (raw/YYYY/MM/YYYY-MM-DD.json, as written by a day-file \
+        exporter app) into per-type, per-month columnar segments beside them, and answers queries \
+        and aggregates from those. The raw files are never modified; the store can be deleted and \
+        rebuilt at any time. Start with `tsdb demo`.
+        """,
+        version: version,
+        subcommands: [Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Types.self, Stats.self,
+                      Export.self, Verify.self, Generate.self]
     )
+
+    /// Runs a command like ArgumentParser's `main`, plus: a failed write to stdout is an error, a
+    /// mistyped subcommand gets a suggestion, and a usage error shows that subcommand's usage.
+    static func main() {
+        StandardOutput.prepare()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let first = arguments.first, let hint = unknownSubcommandHint(first) {
+            printError("Error: \(hint)\n" + usage(of: Self.self))
+            Glibc.exit(64)
+        }
+        let command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            exit(withError: error)
+        }
+        var running = command
+        do {
+            try running.run()
+            StandardOutput.flushStdio()
+        } catch let code as ExitCode {
+            StandardOutput.flushStdio()
+            Glibc.exit(code.rawValue)
+        } catch let problem as ValidationError {
+            StandardOutput.flushStdio()
+            printError("Error: \(problem.message)\n" + usage(of: type(of: command)))
+            Glibc.exit(64)
+        } catch let error as TSDBError {
+            StandardOutput.flushStdio()
+            printError("Error: " + describe(error) + advice(for: error))
+            Glibc.exit(1)
+        } catch {
+            StandardOutput.flushStdio()
+            exit(withError: error)
+        }
+    }
+
+    static func unknownSubcommandHint(_ word: String) -> String? {
+        guard !word.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(word) else { return nil }
+        let close = TypeNames.closest(to: word, among: names)
+        return "unknown command '\(word)'" + (close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?")
+    }
+
+    static func usage(of command: ParsableCommand.Type) -> String {
+        let name = command == Self.self ? "tsdb" : "tsdb " + command._commandName
+        return "Usage: " + usageString(for: command) + "\n  See '\(name) --help' for more information."
+    }
+
+    /// An engine error for people: where, then what (the kind is for programs).
+    static func describe(_ error: TSDBError) -> String {
+        var place = error.path ?? ""
+        if let line = error.line { place += place.isEmpty ? "line \(line)" : ":\(line)" }
+        if let offset = error.offset { place += place.isEmpty ? "offset \(offset)" : " (offset \(offset))" }
+        return place.isEmpty ? error.message : place + ": " + error.message
+    }
+
+    /// What to do about an error the engine reported.
+    static func advice(for error: TSDBError) -> String {
+        switch error.kind {
+        case .corruption:
+            return "\n  The store is damaged: `tsdb compact` rebuilds the damaged months from the raw files "
+                + "(`tsdb verify` lists them; `tsdb compact --rebuild` rebuilds everything)."
+        case .unsupportedVersion:
+            return "\n  The store was written by another version of tsdb: `tsdb compact --rebuild` rebuilds it."
+        default:
+            return ""
+        }
+    }
 }
 
 /// `--store`, then `$TSDB_STORE`, then the current folder.
 struct StoreOption: ParsableArguments {
-    @Option(name: .long, help: "The store: the folder holding raw/, a life-db imports/ root, or the tsdb/ folder. Default: $TSDB_STORE, then the current folder.")
+    @Option(help: """
+        The store: the folder holding raw/, a life-db imports/ root, or the tsdb/ folder. \
+        Default: $TSDB_STORE, then the current folder.
+        """)
     var store: String?
 
-    func open() throws -> Store {
-        let path = store ?? environment("TSDB_STORE") ?? "."
-        return try Store(at: path)
-    }
+    var path: String { store ?? environment("TSDB_STORE") ?? "." }
+
+    func layout() throws -> StoreLayout { try StoreLayout.locate(path) }
+
+    func open() throws -> Store { try Store(layout: layout()) }
 }
 
 /// `--tz`, and ranges read in that zone.
 struct ZoneOption: ParsableArguments {
-    @Option(help: "IANA time zone for ranges, buckets and printed times, e.g. Europe/Paris (default: $TZ, then the system zone).")
+    @Option(help: """
+        IANA time zone for ranges, buckets and printed times, e.g. Europe/Paris \
+        (default: $TZ, then the system zone).
+        """)
     var tz: String?
 
     func rules() throws -> TimeZoneRules {
-        try tz.map { try TimeZoneRules.named($0) } ?? TimeZoneRules.system(environment: environment("TZ"))
+        if let tz { return try TimeZoneRules.named(tz) }
+        let (zone, problem) = TimeZoneRules.system(environment: environment("TZ"))
+        if let problem { printError("warning: \(problem)") }
+        return zone
     }
 
     /// Parses a `--range` value with its calendar dates in `zone`.
     static func range(_ text: String?, in zone: TimeZoneRules) throws -> TimeRange {
         guard let text else { return TimeRange(from: nil, to: nil) }
-        return try TimeRange.parse(text) { local in Int(zone.offset(atUTC: zone.utc(fromLocal: local / 1_000_000))) / 60 }
+        return try TimeRange.parse(text, zone: zone)
     }
 }

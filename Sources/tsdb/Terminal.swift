@@ -12,6 +12,9 @@ func environment(_ name: String) -> String? {
 }
 
 /// Buffered standard output: query results can be millions of lines.
+///
+/// A failed write is an error (one line on stderr, exit status 1); a reader that went away
+/// (`tsdb query … | head`) ends the command quietly with status 0.
 final class OutputBuffer {
     private var buffer: [UInt8] = []
 
@@ -28,13 +31,14 @@ final class OutputBuffer {
     }
 
     func flush() {
-        // Anything print() left in stdio's buffer goes first, so output keeps its order.
-        fflush(nil)
+        // Lines print() left in the shared buffer go first, so output keeps its order.
+        if self !== standardOutput { standardOutput.flush() }
         buffer.withUnsafeBytes { p in
             var done = 0
             while done < p.count {
                 let n = systemWrite(1, p.baseAddress! + done, p.count - done)
-                if n <= 0 { if errno == EINTR { continue }; break }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { StandardOutput.failed(errno: n < 0 ? errno : EIO) }
                 done += n
             }
         }
@@ -42,6 +46,30 @@ final class OutputBuffer {
     }
 
     deinit { flush() }
+}
+
+/// What happens when standard output cannot be written.
+enum StandardOutput {
+    /// Ignores SIGPIPE so a closed pipe shows up as EPIPE from write(2), handled below.
+    static func prepare() { signal(SIGPIPE, SIG_IGN) }
+
+    /// Writes out what print() buffered.
+    static func flushStdio() { standardOutput.flush() }
+
+    static func failed(errno code: Int32) -> Never {
+        if code == EPIPE { exit(0) }
+        writeStandardError("tsdb: cannot write the output: \(String(cString: strerror(code)))\n")
+        exit(1)
+    }
+}
+
+/// Where print() writes: the command line is single-threaded, and every write goes through
+/// ``OutputBuffer`` so that a failed write is noticed.
+nonisolated(unsafe) let standardOutput = OutputBuffer()
+
+/// Shadows Swift's print (which writes through stdio and ignores write errors).
+func print(_ text: String = "", terminator: String = "\n") {
+    standardOutput.write(text + terminator)
 }
 
 func printError(_ message: String) {
@@ -107,6 +135,11 @@ func fixed(_ v: Double, _ digits: Int) -> String {
     return s
 }
 
+/// "1 sample", "2,400 samples".
+func plural(_ n: Int, _ noun: String) -> String {
+    formatCount(n) + " " + (n == 1 ? noun : noun + "s")
+}
+
 func formatCount(_ n: Int) -> String {
     let s = String(n)
     var out = ""
@@ -117,14 +150,108 @@ func formatCount(_ n: Int) -> String {
     return out
 }
 
-/// Pads columns for a plain-text table.
+/// Pads columns for a plain-text table; control characters in cells are shown escaped.
 func renderTable(_ header: [String], _ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map(displaySafe) }
     var widths = header.map(\.count)
     for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
     func line(_ cells: [String]) -> String {
         cells.enumerated().map { i, c in c + String(repeating: " ", count: widths[i] - c.count) }.joined(separator: "  ")
     }
     return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(separator: "\n") + "\n"
+}
+
+/// A plain-text table written as rows arrive: column widths come from the first rows (held
+/// back until there are enough), and a later, wider cell just widens its own line.
+struct StreamingTable {
+    let header: [String]
+    private var held: [[String]] = []
+    private var widths: [Int]?
+    static let sample = 256
+
+    init(header: [String]) { self.header = header }
+
+    mutating func add(_ cells: [String], to out: OutputBuffer) {
+        let cells = cells.map(displaySafe)
+        if let widths {
+            out.write(Self.line(cells, widths))
+            return
+        }
+        held.append(cells)
+        if held.count >= Self.sample { release(to: out) }
+    }
+
+    mutating func finish(to out: OutputBuffer) { if widths == nil { release(to: out) } }
+
+    private mutating func release(to out: OutputBuffer) {
+        var w = header.map(\.count)
+        for r in held { for (i, c) in r.enumerated() { w[i] = max(w[i], c.count) } }
+        widths = w
+        out.write(Self.line(header, w) + Self.line(w.map { String(repeating: "-", count: $0) }, w))
+        for r in held { out.write(Self.line(r, w)) }
+        held = []
+    }
+
+    static func line(_ cells: [String], _ widths: [Int]) -> String {
+        cells.enumerated().map { i, c in c + String(repeating: " ", count: max(0, widths[i] - c.count)) }
+            .joined(separator: "  ") + "\n"
+    }
+}
+
+/// A Markdown table; control characters are escaped and `|` in cells is escaped as `\|`.
+func renderMarkdown(_ header: [String], _ rows: [[String]]) -> String {
+    markdownLine(header) + "|" + header.map { _ in "---" }.joined(separator: "|") + "|\n" + rows.map(markdownLine).joined()
+}
+
+func markdownLine(_ cells: [String]) -> String {
+    "| " + cells.map { displaySafe($0).replacingAll("|", with: "\\|") }.joined(separator: " | ") + " |\n"
+}
+
+/// Text safe to show on a terminal: control characters (which could move the cursor, change
+/// colours or retitle the window) become visible escapes such as `\u{1B}`.
+func displaySafe(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if isControl(scalar) {
+            out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
+private func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
+
+/// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        case "\r": out += "\\r"
+        default:
+            if scalar.value < 0x20 {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
 }
 
 private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }

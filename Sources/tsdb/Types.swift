@@ -4,12 +4,16 @@ import TSDB
 struct Types: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the stored sample types.")
 
+    @OptionGroup var zoneOption: ZoneOption
+
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
         let store = try storeOption.open()
+        let zone = try zoneOption.rules()
+        if store.types.isEmpty { printError("the store holds no samples yet") }
         let rows = store.types.map { t in
-            [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart), day(t.lastStart), t.type]
+            [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone), day(t.lastStart, zone), t.type]
         }
         print(renderTable(["type", "samples", "first", "last", "identifier"], rows), terminator: "")
     }
@@ -21,10 +25,13 @@ struct Stats: ParsableCommand {
     @Option(help: "Output: table, or csv with exact byte counts (current generation only).")
     var format: String = "table"
 
+    @OptionGroup var zoneOption: ZoneOption
+
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
         let store = try storeOption.open()
+        let zone = try zoneOption.rules()
         let types = store.types
         if format == "csv" {
             print("type,samples,segments,bytes")
@@ -33,7 +40,7 @@ struct Stats: ParsableCommand {
         }
         guard format == "table" else { throw ValidationError("--format must be table or csv") }
         var rows = types.map { t in
-            [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart), day(t.lastStart),
+            [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone), day(t.lastStart, zone),
              String(t.segmentCount), formatBytes(t.bytes), fixed(t.bytesPerSample, 2)]
         }
         let samples = types.reduce(0) { $0 + $1.sampleCount }, bytes = types.reduce(0) { $0 + $1.bytes }
@@ -41,7 +48,7 @@ struct Stats: ParsableCommand {
                      fixed(samples == 0 ? 0 : Double(bytes) / Double(samples), 2)])
         print(renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: "")
         let raw = store.manifest.rawFiles.reduce(0) { $0 + $1.size }
-        print("raw JSON: \(formatCount(store.manifest.rawFiles.count)) day files, \(formatBytes(raw)); store is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller")
+        print("raw JSON: \(plural(store.manifest.rawFiles.count, "day file")), \(formatBytes(raw)); store is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller")
         let gaps = store.missingDays
         if gaps.isEmpty {
             print("missing days: none")
@@ -53,8 +60,9 @@ struct Stats: ParsableCommand {
     }
 }
 
-func day(_ micros: Int64) -> String {
-    String(Timestamp(microseconds: micros, form: .zulu).description.prefix(10))
+/// The local date of an instant in `zone`.
+func day(_ micros: Int64, _ zone: TimeZoneRules) -> String {
+    String(localTime(micros, zone).prefix(10))
 }
 
 func daysBetween(_ a: String, _ b: String) -> Int {

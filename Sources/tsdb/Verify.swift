@@ -15,7 +15,7 @@ struct Verify: ParsableCommand {
     @OptionGroup var storeOption: StoreOption
 
     func run() throws {
-        let layout = try StoreLayout.locate(storeOption.store ?? environment("TSDB_STORE") ?? ".")
+        let layout = try storeOption.layout()
         let verifier = StoreVerifier(layout: layout)
         var bar = ProgressBar("verifying")
         var report = try verifier.verify(deep: deep) { bar.update(done: $0, total: $1) }
@@ -27,7 +27,7 @@ struct Verify: ParsableCommand {
             options.rebuild = damagedManifest
             options.rebuildMonths = report.monthsToRepair
             let r = try Compactor(layout: layout, options: options).run()
-            print("repaired: rebuilt \(damagedManifest ? "every month" : "\(report.monthsToRepair.count) months") from the raw files (generation \(r.generation))")
+            print("repaired: rebuilt \(damagedManifest ? "every month" : plural(report.monthsToRepair.count, "month")) from the raw files (generation \(r.generation))")
             report = try verifier.verify(deep: deep)
             printReport(report)
         }
@@ -39,7 +39,8 @@ struct Verify: ParsableCommand {
             if f.kind == .rawFileChanged { print("note: \(f)") } else { printError("problem: \(f)") }
         }
         let scope = deep ? ", \(formatCount(r.rawFilesChecked)) raw files compared" : ""
-        print("\(r.problems.isEmpty ? "ok" : "\(r.problems.count) problems"): \(formatCount(r.segmentsChecked)) segments, \(formatCount(r.blocksChecked)) blocks, \(formatCount(r.samplesChecked)) samples checked\(scope)")
+        print("\(r.problems.isEmpty ? "ok" : plural(r.problems.count, "problem")): \(plural(r.segmentsChecked, "segment")), "
+            + "\(plural(r.blocksChecked, "block")), \(plural(r.samplesChecked, "sample")) checked\(scope)")
         if !r.problems.isEmpty && !repair { print("`tsdb verify --repair\(deep ? " --deep" : "")` rebuilds the affected months from the raw files") }
     }
 }

@@ -11,8 +11,8 @@ mkdir -p "$out"
 engine=$(find Sources/TSDB -name '*.swift' | sort)
 for target in raw-json segment; do
   case $target in
-    raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v1/*.json) ;;
-    segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v1/*.seg) ;;
+    raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v2/*.json) ;;
+    segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v2/*.seg) ;;
   esac
   echo "building $target"
   swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDBFuzz -g \

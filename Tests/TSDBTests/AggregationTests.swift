@@ -156,17 +156,16 @@ import Testing
 
     @Test func dstDaysAreTwentyThreeAndTwentyFiveHours() throws {
         let paris = try TimeZoneRules.named("Europe/Paris")
-        let edges = BucketEdges(spec: .calendar(.day), zone: paris, weekStart: 1,
-                                from: Timestamp("2025-03-29T12:00:00Z")!.microseconds, to: Timestamp("2025-10-28T00:00:00Z")!.microseconds)
+        let from = Timestamp("2025-03-29T12:00:00Z")!.microseconds, to = Timestamp("2025-10-28T00:00:00Z")!.microseconds
+        let days = BucketWalker(spec: .calendar(.day), zone: paris, from: from, to: to).buckets(from: from, to: to)
         var hours: [String: Int64] = [:]
-        for (a, b) in zip(edges.edges, edges.edges.dropFirst()) { hours[String(localTime(a, paris).prefix(10))] = (b - a) / 3_600_000_000 }
+        for b in days { hours[String(localTime(b.start, paris).prefix(10))] = (b.end - b.start) / 3_600_000_000 }
         #expect(hours["2025-03-29"] == 24 && hours["2025-03-30"] == 23 && hours["2025-03-31"] == 24)
         #expect(hours["2025-10-25"] == 24 && hours["2025-10-26"] == 25 && hours["2025-10-27"] == 24)
         #expect(hours.values.filter { $0 != 24 }.count == 2)
         // Hour buckets across the October change: the repeated 02:00 hour is a bucket of its own.
-        let hourEdges = BucketEdges(spec: .calendar(.hour), zone: paris, weekStart: 1,
-                                from: Timestamp("2025-10-26T00:00:00+02:00")!.microseconds, to: Timestamp("2025-10-26T05:00:00+01:00")!.microseconds)
-        #expect(hourEdges.count == 6)
+        let a = Timestamp("2025-10-26T00:00:00+02:00")!.microseconds, b = Timestamp("2025-10-26T05:00:00+01:00")!.microseconds
+        #expect(BucketWalker(spec: .calendar(.hour), zone: paris, from: a, to: b).buckets(from: a, to: b).count == 6)
     }
 }
 
@@ -262,7 +261,7 @@ func localTime(_ micros: Int64, _ zone: TimeZoneRules) -> String {
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
         var o = AggregateOptions()
         o.zone = try TimeZoneRules.named("Europe/Paris")
-        let r = try TimeRange.parse("2025-06-01..2025-06-04") { _ in 120 }
+        let r = try TimeRange.parse("2025-06-01..2025-06-04", zone: .fixed(seconds: 7200))
         let nights = try Store(at: folder.path).sleepNights(from: r.from!, to: r.to!, options: o)
         #expect(nights.map(\.date) == ["2025-06-02", "2025-06-03"])
         let n = nights[0]

@@ -2,14 +2,14 @@ import Foundation
 import Testing
 @testable import TSDB
 
-/// The test vectors under Formats/vectors/segment-v1 (Formats/segment-v1.md §9).
+/// The test vectors under Formats/vectors/segment-v2 (Formats/segment-v2.md §9).
 ///
 /// Each `NAME.json` day file has a `NAME.<codec>.seg` segment. For codec `none` the segment must be
 /// exactly what this build writes; for every codec, decoding it must give back the JSON's samples.
 /// Set TSDB_WRITE_VECTORS=1 to (re)write the segment files after an intentional format change.
 @Suite struct FormatVectorTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Formats/vectors/segment-v1").standardized.path
+        .appendingPathComponent("../../Formats/vectors/segment-v2").standardized.path
 
     /// name, codec, samples per block
     static let vectors: [(String, BlockCodec, Int)] = [
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func workedExampleHeaderAndFooter() throws {
-        // The numbers quoted in Formats/segment-v1.md §8.
+        // The numbers quoted in Formats/segment-v2.md §8.
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/two-heart-rates.none.seg")))
         #expect(bytes.count == 335)
         #expect(Array(bytes[0..<8]) == Array("TSDBSEG".utf8) + [0])

@@ -18,7 +18,7 @@ import Testing
         #expect(catalog.displayName("HKQuantityTypeIdentifierHeartRate") == "HeartRate")
         #expect(catalog.categoryName("HKCategoryTypeIdentifierSleepAnalysis", 4) == "deepSleep")
         #expect(catalog.categoryName("HKCategoryTypeIdentifierAppleStandHour", 1) == "stood")   // built-in
-        #expect(catalog.categoryName("HKCategoryTypeIdentifierMindfulSession", 0) == "0")
+        #expect(catalog.categoryName("HKCategoryTypeIdentifierMindfulSession", 0) == "value 0")
         #expect(catalog.workoutName(37) == "run" && catalog.workoutName(13) == "cycling")
         #expect(catalog.kind(of: "HKQuantityTypeIdentifierStepCount") == .cumulative)
         #expect(catalog.kind(of: "HKQuantityTypeIdentifierDietaryWater") == .cumulative)

@@ -30,97 +30,102 @@ public enum BucketSpec: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Bucket edges as UTC instants (µs): bucket i is `[edges[i], edges[i+1])`.
-struct BucketEdges {
-    let edges: [Int64]
+/// One bucket: `[start, end)`, µs since the epoch.
+public struct Bucket: Sendable, Equatable {
+    public var start: Int64
+    public var end: Int64
+}
 
-    var count: Int { edges.count - 1 }
+/// Finds buckets lazily, so a query over years of one-second buckets holds one bucket at a time.
+///
+/// Calendar units follow local wall-clock time in the zone: a day is the instants whose local
+/// date is that day (23 or 25 hours when clocks change; when midnight falls in a gap the day
+/// starts where the gap ends); weeks, months and years are runs of days. Minutes and hours are
+/// runs of instants with the same local minute or hour *and the same UTC offset*, so the hour
+/// repeated when clocks go back is a bucket of its own, and zones that move by 30 minutes
+/// (Australia/Lord_Howe) get a 30-minute bucket at the change. Fixed durations count from local
+/// midnight of the first day.
+public struct BucketWalker: Sendable {
+    let spec: BucketSpec
+    let zone: TimeZoneRules
+    let weekStart: Int
+    /// `.none`: the whole range; `.fixed`: the anchor.
+    let from: Int64, to: Int64
+    let anchor: Int64
 
-    init(spec: BucketSpec, zone: TimeZoneRules, weekStart: Int, from: Int64, to: Int64) {
-        let micros: Int64 = 1_000_000
-        guard to > from else { edges = [from, from]; return }
-        func utc(_ localSeconds: Int64) -> Int64 { zone.utc(fromLocal: localSeconds) * micros }
-        let fromSeconds = ISO8601.floorDivide(from, micros).0
-        let local = fromSeconds + Int64(zone.offset(atUTC: fromSeconds))
-        let localDay = ISO8601.floorDivide(local, 86_400).0
-        var out: [Int64] = []
-        switch spec {
-        case .none:
-            out = [from, to]
-        case .fixed(let seconds):
-            // Anchored at local midnight of the first day, then plain elapsed time.
-            var e = utc(localDay * 86_400)
-            while e + seconds * micros <= from { e += seconds * micros }
-            out.append(e)
-            while e < to { e += seconds * micros; out.append(e) }
-        case .calendar(let unit):
-            // Walk local wall-clock boundaries and convert each to UTC.
-            var (y, m, d) = ISO8601.civil(localDay)
-            var wall: Int64
-            switch unit {
-            case .minute: wall = ISO8601.floorDivide(local, 60).0 * 60
-            case .hour: wall = ISO8601.floorDivide(local, 3600).0 * 3600
-            case .day: wall = localDay * 86_400
-            case .week:
-                let isoWeekday = Int(((localDay % 7) + 10) % 7) + 1 // 1 = Monday … 7 = Sunday
-                wall = (localDay - Int64((isoWeekday - weekStart + 7) % 7)) * 86_400
-                (y, m, d) = ISO8601.civil(wall / 86_400)
-            case .month: wall = ISO8601.days(year: y, month: m, day: 1) * 86_400; d = 1
-            case .year: wall = ISO8601.days(year: y, month: 1, day: 1) * 86_400; m = 1; d = 1
-            }
-            _ = d
-            func next(_ wall: Int64) -> Int64 {
-                switch unit {
-                case .minute: return wall + 60
-                case .hour: return wall + 3600
-                case .day: return wall + 86_400
-                case .week: return wall + 7 * 86_400
-                case .month:
-                    let (yy, mm, _) = ISO8601.civil(wall / 86_400)
-                    return ISO8601.days(year: mm == 12 ? yy + 1 : yy, month: mm == 12 ? 1 : mm + 1, day: 1) * 86_400
-                case .year:
-                    let (yy, _, _) = ISO8601.civil(wall / 86_400)
-                    return ISO8601.days(year: yy + 1, month: 1, day: 1) * 86_400
-                }
-            }
-            if unit == .minute || unit == .hour {
-                // Whole local minutes/hours, stepping in UTC: a repeated hour when clocks go back
-                // is a bucket of its own, a skipped one does not exist.
-                let u: Int64 = unit == .minute ? 60 : 3600
-                var e = wall - Int64(zone.offset(atUTC: fromSeconds))
-                if e > fromSeconds { e -= u }
-                out.append(e * micros)
-                while e * micros < to {
-                    var n = e + u
-                    let offset = Int64(zone.offset(atUTC: n))
-                    let localNext = n + offset
-                    if localNext % u != 0 { n = ISO8601.floorDivide(localNext, u).0 * u - offset }
-                    if n <= e { n += u }
-                    out.append(n * micros)
-                    e = n
-                }
-                edges = out
-                return
-            }
-            var e = utc(wall)
-            out.append(e)
-            while e < to {
-                wall = next(wall)
-                let n = utc(wall)
-                if n > e { out.append(n); e = n } // a wall time repeated by DST gives no empty bucket
-            }
-        }
-        edges = out
+    public init(spec: BucketSpec, zone: TimeZoneRules, weekStart: Int = 1, from: Int64, to: Int64) {
+        self.spec = spec
+        self.zone = zone
+        self.weekStart = weekStart
+        self.from = from
+        self.to = to
+        anchor = zone.startOfDay(Self.localDay(from, zone))
     }
 
-    /// Index of the bucket holding `t`, or nil outside all buckets.
-    func index(of t: Int64) -> Int? {
-        guard t >= edges[0], t < edges[edges.count - 1] else { return nil }
-        var lo = 0, hi = edges.count - 2
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if edges[mid] <= t { lo = mid } else { hi = mid - 1 }
+    static let micros: Int64 = 1_000_000
+
+    static func localDay(_ t: Int64, _ zone: TimeZoneRules) -> Int64 {
+        let seconds = ISO8601.floorDivide(t, micros).0
+        return ISO8601.floorDivide(seconds + Int64(zone.offset(atUTC: seconds)), 86_400).0
+    }
+
+    /// The bucket holding instant `t`.
+    public func bucket(containing t: Int64) -> Bucket {
+        switch spec {
+        case .none:
+            return Bucket(start: from, end: to)
+        case .fixed(let seconds):
+            let width = seconds * Self.micros
+            let k = ISO8601.floorDivide(t - anchor, width).0
+            return Bucket(start: anchor + k * width, end: anchor + (k + 1) * width)
+        case .calendar(let unit):
+            switch unit {
+            case .minute: return wallClockBucket(t, unit: 60)
+            case .hour: return wallClockBucket(t, unit: 3600)
+            case .day, .week, .month, .year:
+                let (first, next) = dayRange(Self.localDay(t, zone), unit)
+                return Bucket(start: zone.startOfDay(first), end: zone.startOfDay(next))
+            }
         }
-        return lo
+    }
+
+    /// Every bucket from the one holding `from` to the one holding `to - 1` (for tests and small ranges).
+    func buckets(from: Int64, to: Int64) -> [Bucket] {
+        guard to > from else { return [] }
+        var out = [bucket(containing: from)]
+        while out.last!.end < to { out.append(bucket(after: out.last!)) }
+        return out
+    }
+
+    /// The bucket after `b`.
+    public func bucket(after b: Bucket) -> Bucket { bucket(containing: b.end) }
+
+    /// First day of the calendar unit holding `day`, and the first day of the next one.
+    func dayRange(_ day: Int64, _ unit: BucketSpec.CalendarUnit) -> (Int64, Int64) {
+        let (y, m, _) = ISO8601.civil(day)
+        switch unit {
+        case .week:
+            let isoWeekday = Int(((day % 7) + 10) % 7) + 1 // 1 = Monday … 7 = Sunday
+            let first = day - Int64((isoWeekday - weekStart + 7) % 7)
+            return (first, first + 7)
+        case .month:
+            return (ISO8601.days(year: y, month: m, day: 1), ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1))
+        case .year:
+            return (ISO8601.days(year: y, month: 1, day: 1), ISO8601.days(year: y + 1, month: 1, day: 1))
+        default:
+            return (day, day + 1)
+        }
+    }
+
+    /// The run of instants sharing `t`'s local minute or hour and UTC offset.
+    func wallClockBucket(_ t: Int64, unit: Int64) -> Bucket {
+        let seconds = ISO8601.floorDivide(t, Self.micros).0
+        let offset = Int64(zone.offset(atUTC: seconds))
+        let local = seconds + offset
+        var start = ISO8601.floorDivide(local, unit).0 * unit - offset
+        if let change = zone.lastTransition(atOrBefore: seconds), change > start { start = change }
+        var end = ISO8601.floorDivide(start + offset, unit).0 * unit + unit - offset
+        if let change = zone.nextTransition(after: start), change < end { end = change }
+        return Bucket(start: start * Self.micros, end: end * Self.micros)
     }
 }

@@ -6,6 +6,7 @@ extension Store {
     /// anywhere inside the raw folder: the raw files are the source of truth and are never written.
     @discardableResult
     public func exportDayFiles(to directory: String, types: [String]? = nil, from: Int64 = .min, to: Int64 = .max) throws(TSDBError) -> (files: Int, samples: Int) {
+        try FileSystem.requireEmptyOrMissing(directory, "export writes day files only into a new or empty folder")
         try FileSystem.makeDirectories(directory)
         if let target = FileSystem.realPath(directory), let raw = FileSystem.realPath(layout.rawDirectory),
            target == raw || target.hasPrefix(raw + "/") {
@@ -21,7 +22,7 @@ extension Store {
                 list.sort { ($0.start.microseconds, $0.type) < ($1.start.microseconds, $1.type) }
                 let dir = directory + "/" + String(d.prefix(4)) + "/" + String(d.dropFirst(5).prefix(2))
                 try FileSystem.makeDirectories(dir)
-                try FileSystem.writeAtomically(DayFileWriter.dayFile(date: d, samples: list), to: dir + "/" + d + ".json", syncDirectory: false)
+                try FileSystem.createNew(DayFileWriter.dayFile(date: d, samples: list), at: dir + "/" + d + ".json")
                 files += 1
                 samples += list.count
             }

@@ -17,48 +17,46 @@ extension Store {
     static let sleepType = "HKCategoryTypeIdentifierSleepAnalysis"
     static let asleepValues: Set<Int64> = [1, 3, 4, 5]
 
-    /// Nights whose wake-up date lies in `[from, to)`. A night runs from noon to noon in
-    /// `options.zone`; samples from several sources covering the same time count once, from the
-    /// highest-priority source (``AggregateOptions/priority``); `options.source` filters sources.
-    public func sleepNights(from: Int64, to: Int64, options: AggregateOptions = AggregateOptions()) throws(TSDBError) -> [SleepNight] {
+    /// Nights whose wake-up date lies in `[from, to)` (nil: the data's span). A night runs from
+    /// noon to noon in `options.zone`. Overlapping samples count once, from the highest-ranked
+    /// sample (``AggregateOptions/priority``, and within one source awake, deep, REM, core,
+    /// unspecified, then in bed), exactly as `aggregate` counts SleepAnalysis time, so per night
+    /// the stages add up to the time asleep, which is at most the time in bed.
+    public func sleepNights(from: Int64? = nil, to: Int64? = nil,
+                            options: AggregateOptions = AggregateOptions()) throws(TSDBError) -> [SleepNight] {
+        let entries = manifest.segments.filter { $0.type == Self.sleepType }
+        guard let dataStart = entries.map(\.firstStart).min(), let dataEnd = entries.map(\.maxEnd).max() else { return [] }
         let zone = options.zone
-        let micros: Int64 = 1_000_000
-        func localDay(_ t: Int64) -> Int64 {
-            let s = ISO8601.floorDivide(t, micros).0
-            return ISO8601.floorDivide(s + Int64(zone.offset(atUTC: s)), 86_400).0
-        }
+        func localDay(_ t: Int64) -> Int64 { BucketWalker.localDay(t, zone) }
         // Night of wake-up day D: [noon of D-1, noon of D), local.
-        func noon(_ day: Int64) -> Int64 { zone.utc(fromLocal: day * 86_400 + 43_200) * micros }
-        let firstDay = localDay(from), lastDay = localDay(to - 1)
+        func noon(_ day: Int64) -> Int64 { zone.utc(fromLocal: day * 86_400 + 43_200) * 1_000_000 }
+        // Open or far-reaching bounds are cut to the nights that can hold data.
+        let firstDay = max(localDay(from ?? dataStart), localDay(dataStart))
+        let lastDay = min(localDay((to ?? dataEnd + 86_400_000_000) - 1), localDay(dataEnd) + 1)
         guard lastDay >= firstDay else { return [] }
         let windowStart = noon(firstDay - 1), windowEnd = noon(lastDay)
-        let ranks = options.priority.map { $0.lowercased() }
-        let filter = options.source?.lowercased()
-        var samples: [IntervalSample] = []
-        for segment in try segments(of: Self.sleepType, from: windowStart, to: windowEnd, overlapping: true) {
-            let block = DecodedBlock()
-            for b in 0..<segment.blockCount where segment.summaries[b].maxEnd > windowStart && segment.summaries[b].firstStart < windowEnd {
-                try segment.decode(block: b, into: block)
-                for i in 0..<block.count where block.ends[i] > windowStart && block.starts[i] < windowEnd {
-                    guard UInt8(truncatingIfNeeded: block.valueTags[i]) == ValueTag.decimalBase else { continue }
-                    let texts = [segment.sources[Int(block.sources[i])].string, segment.devices[Int(block.devices[i])].string].compactMap { $0?.lowercased() }
-                    if let filter, !texts.contains(where: { $0.contains(filter) }) { continue }
-                    let rank = ranks.firstIndex { r in texts.contains { $0.contains(r) } } ?? ranks.count
-                    samples.append(IntervalSample(start: block.starts[i], end: block.ends[i], amount: Double(block.mantissas[i]), rank: rank))
-                }
+        let collected = try intervalSamples(of: Self.sleepType, kind: .category, from: windowStart, to: windowEnd, options: options)
+        let pieces = options.deduplicate ? SourceRanking.countedPieces(collected.samples)
+            : collected.samples.map { CountedPiece(sample: $0, start: $0.start, end: $0.end) }
+        var nights: [SleepNight] = []
+        var byNight: [Int64: [CountedPiece]] = [:]
+        for p in pieces where p.end > p.start {
+            // A piece may cross noon: it belongs to each night it overlaps.
+            var day = localDay(max(p.start, windowStart)) + (max(p.start, windowStart) >= noon(localDay(max(p.start, windowStart))) ? 1 : 0)
+            while day <= lastDay && noon(day - 1) < p.end {
+                byNight[day, default: []].append(p)
+                day += 1
             }
         }
-        let pieces = options.deduplicate ? Self.uncoveredPieces(samples) : samples.map { ($0, $0.start, $0.end) }
-        var nights: [SleepNight] = []
-        for day in firstDay...lastDay {
+        for day in byNight.keys.sorted() where day >= firstDay {
             let a = noon(day - 1), b = noon(day)
             var byValue: [Int64: Double] = [:]
             var spans: [(Int64, Int64)] = []
             var asleep: [(Int64, Int64)] = []
-            for (sample, p, q) in pieces {
-                let s = max(p, a), e = min(q, b)
+            for p in byNight[day]! {
+                let s = max(p.start, a), e = min(p.end, b)
                 guard e > s else { continue }
-                let value = Int64(sample.amount)
+                let value = Int64(p.sample.amount)
                 byValue[value, default: 0] += Double(e - s) / 1e6
                 spans.append((s, e))
                 if Self.asleepValues.contains(value) { asleep.append((s, e)) }
@@ -67,7 +65,8 @@ extension Store {
             let (y, m, d) = ISO8601.civil(day)
             nights.append(SleepNight(date: monthKey(year: y, month: m) + "-" + (d < 10 ? "0" : "") + String(d),
                                      bedtime: spans.map(\.0).min()!, wakeTime: spans.map(\.1).max()!,
-                                     inBedSeconds: Self.unionSeconds(spans), asleepSeconds: Self.unionSeconds(asleep), secondsByValue: byValue))
+                                     inBedSeconds: Self.unionSeconds(spans), asleepSeconds: Self.unionSeconds(asleep),
+                                     secondsByValue: byValue))
         }
         return nights
     }
@@ -95,8 +94,9 @@ public struct WorkoutSummary: Sendable {
     public var distanceUnit: String?
     public var energy: Double?
     public var energyUnit: String?
-    /// min/mean/max of the `with` type during the workout.
-    public var with: (count: Int, min: Double?, mean: Double?, max: Double?)?
+    /// The `with` type during the workout: count/min/mean/max of a discrete type, or the
+    /// prorated, de-duplicated `sum` of a cumulative one.
+    public var with: (count: Int, min: Double?, mean: Double?, max: Double?, sum: Double?)?
 }
 
 extension Store {
@@ -121,9 +121,11 @@ extension Store {
                                    energy: number("totalEnergyBurned"), energyUnit: meta?["totalEnergyBurnedUnit"]?.string)
             if let other {
                 var o = AggregateOptions()
-                o.statistics = [.count, .min, .mean, .max]
+                let cumulative = catalog.kind(of: other) == .cumulative
+                o.statistics = cumulative ? [.count, .sum] : [.count, .min, .mean, .max]
                 let row = try aggregate(other, from: w.start, to: max(w.end, w.start + 1), options: o).rows.first
-                w.with = (Int(row?.values[.count] ?? 0), row?.values[.min], row?.values[.mean], row?.values[.max])
+                w.with = (Int(row?.values[.count] ?? 0), row?.values[.min], row?.values[.mean], row?.values[.max],
+                          cumulative ? (row?.values[.sum] ?? 0) : nil)
             }
             out.append(w)
         }

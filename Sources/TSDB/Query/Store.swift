@@ -93,14 +93,15 @@ public final class Store: @unchecked Sendable {
         let path = layout.storeDirectory + "/" + entry.path
         let reader: SegmentReader
         do {
-            reader = try SegmentReader(path: path)
-        } catch {
-            var e = error
-            e.message += " — the store is damaged; `tsdb verify --repair` rebuilds the affected months from the raw files (or `tsdb compact --rebuild` all of them)"
-            throw e
+            let layout = self.layout, relative = entry.path
+            reader = try SegmentReader(path: path) { DamageLog.record(layout, segment: relative) }
+        } catch where error.kind == .corruption || error.kind == .unsupportedVersion {
+            DamageLog.record(layout, segment: entry.path)
+            throw error
         }
         guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize else {
-            throw TSDBError(.corruption, "segment does not match the manifest (type, sample count or size differ); `tsdb verify --repair` rebuilds it from the raw files", path: path)
+            DamageLog.record(layout, segment: entry.path)
+            throw TSDBError(.corruption, "segment does not match the manifest (type, sample count or size differ)", path: path)
         }
         openSegments[entry.path] = reader
         return reader

@@ -8,25 +8,33 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
         self.to = to
     }
 
+    /// The bounds as instants in `zone` (open bounds shown as "…").
+    public func description(in zone: TimeZoneRules) -> String {
+        func show(_ t: Int64?) -> String {
+            guard let t else { return "…" }
+            let offset = Int16(zone.offset(atMicros: t) / 60)
+            return Timestamp(microseconds: t, form: TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false)).description
+        }
+        return "[\(show(from)), \(show(to))) in \(zone.identifier)"
+    }
+
     public var description: String {
         "[\(from.map { ISO8601.format($0, .zulu) } ?? "-∞"), \(to.map { ISO8601.format($0, .zulu) } ?? "+∞"))"
     }
 
-    /// Gives the UTC offset in minutes that applies at a local wall-clock time (µs since the
-    /// epoch as if the wall clock were UTC). Supplied by the caller so the engine needs no time zone database.
-    public typealias ZoneRule = @Sendable (_ localMicroseconds: Int64) -> Int
-
-    public static let utc: ZoneRule = { _ in 0 }
-
     /// Parses `2025`, `2025-03`, `2025-03-01`, `2025-03-01T08:00[:SS][Z|±HH:MM]`, and `A..B`
-    /// ranges of those (either side may be empty). Calendar values without a zone are local to `zone`.
-    public static func parse(_ text: String, zone: ZoneRule = utc) throws(TSDBError) -> TimeRange {
+    /// ranges of those (either side may be empty). Calendar values and wall-clock times without an
+    /// offset are local to `zone`.
+    ///
+    /// A calendar-named end is inclusive: `2025-01..2025-03` is January through March and
+    /// `2025-03-01..2025-03-07` seven days. An instant as the end is exclusive.
+    public static func parse(_ text: String, zone: TimeZoneRules = .utc) throws(TSDBError) -> TimeRange {
         let t = text.trimmingSpaces
         let parts = t.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
         if parts.count == 2 {
             let a = String(parts[0]), b = String(parts[1])
             let from = a.isEmpty ? nil : try point(a, zone: zone, text: text).start
-            let to = b.isEmpty ? nil : try point(b, zone: zone, text: text).start
+            let to = b.isEmpty ? nil : try point(b, zone: zone, text: text).exclusiveEnd
             if let from, let to, to < from {
                 throw TSDBError(.invalidInput, "range \"\(text)\" ends before it starts")
             }
@@ -40,7 +48,7 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An instant (end nil) or a calendar period.
-    private static func point(_ s: String, zone: ZoneRule, text: String) throws(TSDBError) -> (start: Int64, end: Int64?) {
+    private static func point(_ s: String, zone: TimeZoneRules, text: String) throws(TSDBError) -> Point {
         let u = Array(s.utf8)
         func bad() -> TSDBError {
             TSDBError(.invalidInput, "cannot read \"\(s)\" in range \"\(text)\"; expected 2025, 2025-03, 2025-03-01, 2025-03-01T08:00[+01:00] or A..B")
@@ -52,37 +60,44 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
             return v
         }
         func local(_ y: Int, _ m: Int, _ d: Int, _ seconds: Int = 0) -> Int64 {
-            let wall = ISO8601.days(year: y, month: m, day: d) * ISO8601.microsPerDay + Int64(seconds) * 1_000_000
-            // The offset at a wall time is found from the offset just before it (DST gaps move forward).
-            let guess = wall - Int64(zone(wall)) * 60_000_000
-            return wall - Int64(zone(guess + Int64(zone(wall)) * 60_000_000)) * 60_000_000
+            zone.utc(fromLocal: ISO8601.days(year: y, month: m, day: d) * 86_400 + Int64(seconds)) * 1_000_000
         }
+        func day(_ y: Int, _ m: Int, _ d: Int) -> Int64 { zone.startOfDay(ISO8601.days(year: y, month: m, day: d)) }
         switch u.count {
         case 4:
             let y = try num(0..<4)
-            return (local(y, 1, 1), local(y + 1, 1, 1))
+            return Point(start: day(y, 1, 1), end: day(y + 1, 1, 1))
         case 7:
             let y = try num(0..<4), m = try num(5..<7)
             guard u[4] == 45, (1...12).contains(m) else { throw bad() }
-            return (local(y, m, 1), m == 12 ? local(y + 1, 1, 1) : local(y, m + 1, 1))
+            return Point(start: day(y, m, 1), end: m == 12 ? day(y + 1, 1, 1) : day(y, m + 1, 1))
         case 10:
             guard DayFileParser.isCalendarDate(s) else { throw bad() }
             let y = try num(0..<4), m = try num(5..<7), d = try num(8..<10)
             let next = ISO8601.civil(ISO8601.days(year: y, month: m, day: d) + 1)
-            return (local(y, m, d), local(next.year, next.month, next.day))
+            return Point(start: day(y, m, d), end: day(next.year, next.month, next.day))
         default:
-            if let stamp = Timestamp(s) { return (stamp.microseconds, nil) }
+            if let stamp = Timestamp(s) { return Point(start: stamp.microseconds, end: nil) }
             // Minutes precision with a zone: YYYY-MM-DDTHH:MMZ or …HH:MM±HH:MM.
             if u.count > 16, u[13] == 58, u[16] != 58, let stamp = Timestamp(String(s.prefix(16)) + ":00" + String(s.dropFirst(16))) {
-                return (stamp.microseconds, nil)
+                return Point(start: stamp.microseconds, end: nil)
             }
             // Wall-clock time without a zone: YYYY-MM-DDTHH:MM[:SS].
             guard u.count == 16 || u.count == 19, u[10] == UInt8(ascii: "T"), u[13] == 58, DayFileParser.isCalendarDate(String(s.prefix(10))) else { throw bad() }
             let h = try num(11..<13), mi = try num(14..<16), sec = u.count == 19 ? try num(17..<19) : 0
             guard h < 24, mi < 60, sec < 60 else { throw bad() }
-            return (local(try num(0..<4), try num(5..<7), try num(8..<10), h * 3600 + mi * 60 + sec), nil)
+            let at = local(try num(0..<4), try num(5..<7), try num(8..<10), h * 3600 + mi * 60 + sec)
+            return Point(start: at, end: nil)
         }
     }
+}
+
+/// A calendar period (`end` set) or an instant.
+private struct Point {
+    var start: Int64
+    var end: Int64?
+    /// As the end of a range: a period includes itself, an instant is excluded.
+    var exclusiveEnd: Int64 { end ?? start }
 }
 
 extension String {

@@ -31,16 +31,61 @@ public struct TimeZoneRules: Sendable, Equatable {
         guard !name.contains(".."), !name.hasPrefix("/"), !name.isEmpty else {
             throw TSDBError(.invalidInput, "\"\(name)\" is not a time zone name")
         }
-        for dir in zoneDirectories where FileSystem.exists(dir + "/" + name) {
+        for dir in zoneDirectories where FileSystem.exists(dir + "/" + name) && !FileSystem.isDirectory(dir + "/" + name) {
             let file = try MappedFile(path: dir + "/" + name)
             return try file.withBytes { (b) throws(TSDBError) in try parse(b, identifier: name, path: file.path) }
         }
-        throw TSDBError(.notFound, "unknown time zone \"\(name)\" (looked in \(zoneDirectories[0])); use an IANA name such as Europe/Paris, or an offset such as +05:30")
+        throw TSDBError(.notFound, "unknown time zone \"\(name)\"; " + suggestions(for: name))
     }
 
-    /// The system zone: `$TZ`, else `/etc/localtime`, else UTC.
-    public static func system(environment tz: String?) -> TimeZoneRules {
-        if let tz, !tz.isEmpty, let z = try? named(tz.hasPrefix(":") ? String(tz.dropFirst()) : tz) { return z }
+    /// Zones to suggest for a name that is not one: a region's zones, or names close to it.
+    static func suggestions(for name: String) -> String {
+        let zones = knownZoneNames()
+        let region = zones.filter { $0.lowercased().hasPrefix(name.lowercased() + "/") }
+        if !region.isEmpty {
+            let shown = region.prefix(6).joined(separator: ", ")
+            return "\(name) is a region; its zones include \(shown)\(region.count > 6 ? ", …" : "")"
+        }
+        let cities = zones.map { ($0, String($0.split(separator: "/").last ?? "")) }
+        let nearCities = Set(TypeNames.closest(to: name, among: cities.map(\.1)))
+        let close = cities.filter { $0.1.lowercased() == name.lowercased() }.map(\.0)
+            + TypeNames.closest(to: name, among: zones) + cities.filter { nearCities.contains($0.1) }.map(\.0)
+        if let first = close.first { return "did you mean \(first)?" }
+        return "use an IANA name such as Europe/Paris, or an offset such as +05:30"
+    }
+
+    /// Zone names listed in the system's zone1970.tab or zone.tab.
+    static func knownZoneNames() -> [String] {
+        for dir in zoneDirectories {
+            for table in ["zone1970.tab", "zone.tab"] {
+                guard let file = try? MappedFile(path: dir + "/" + table),
+                      let text = try? file.withBytes({ (b) throws(TSDBError) in String(decoding: b, as: UTF8.self) }) else { continue }
+                let names = text.split(separator: "\n").compactMap { line -> String? in
+                    guard !line.hasPrefix("#") else { return nil }
+                    let fields = line.split(separator: "\t")
+                    return fields.count >= 3 ? String(fields[2]) : nil
+                }
+                if !names.isEmpty { return names.sorted() + ["UTC"] }
+            }
+        }
+        return ["UTC"]
+    }
+
+    /// The system zone: `$TZ`, else `/etc/localtime`, else UTC. A `$TZ` that names no zone gives
+    /// UTC and a problem to report (what was wrong, and that UTC is used).
+    public static func system(environment tz: String?) -> (zone: TimeZoneRules, problem: String?) {
+        if let tz, !tz.isEmpty {
+            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            do throws(TSDBError) {
+                return (try named(name), nil)
+            } catch {
+                return (.utc, "TZ=\(tz) is not a time zone this system knows (\(error.message)); using UTC")
+            }
+        }
+        return (systemDefault(), nil)
+    }
+
+    static func systemDefault() -> TimeZoneRules {
         if let target = FileSystem.realPath("/etc/localtime") {
             for dir in zoneDirectories where target.hasPrefix(dir + "/") {
                 if let z = try? named(String(target.dropFirst(dir.count + 1))) { return z }
@@ -50,6 +95,22 @@ public struct TimeZoneRules: Sendable, Equatable {
         }
         return .utc
     }
+
+    /// The first instant (µs) of local day `day` (days since 1970-01-01): local midnight, or where
+    /// midnight falls in a gap, the end of the gap (the first instant with that date).
+    public func startOfDay(_ day: Int64) -> Int64 {
+        let midnight = day * 86_400
+        let t = utc(fromLocal: midnight)
+        // In a gap utc(fromLocal:) moves forward by the gap's length; the day starts at the jump.
+        if let jump = lastTransition(atOrBefore: t), jump > t - 86_400, jump + Int64(offset(atUTC: jump)) >= midnight,
+           jump - 1 + Int64(offset(atUTC: jump - 1)) < midnight {
+            return jump * 1_000_000
+        }
+        return t * 1_000_000
+    }
+
+    /// Offset from UTC, in seconds, at an instant (µs).
+    public func offset(atMicros micros: Int64) -> Int32 { offset(atUTC: ISO8601.floorDivide(micros, 1_000_000).0) }
 
     /// Offset from UTC, in seconds, at an instant.
     public func offset(atUTC seconds: Int64) -> Int32 {
@@ -77,6 +138,37 @@ public struct TimeZoneRules: Sendable, Equatable {
         if lateOK { return late }
         return early // a gap: read with the offset before it, which lands after the jump
 
+    }
+
+    // MARK: Transitions
+
+    /// The first instant after `t` (seconds) at which the offset changes, if any.
+    public func nextTransition(after t: Int64) -> Int64? {
+        var i = transitions.partitioningIndex { $0 > t }
+        while i < transitions.count {
+            if offsets[i] != (i == 0 ? initialOffset : offsets[i - 1]) { return transitions[i] }
+            i += 1
+        }
+        guard let footer, footer.daylight != nil else { return nil }
+        let floor = max(t, (transitions.last ?? .min) - 1)
+        let year = ISO8601.civil(ISO8601.floorDivide(floor, 86_400).0).year
+        return (year...year + 1).flatMap { footer.transitions(year: $0) }.filter { $0 > floor }.min()
+    }
+
+    /// The last instant at or before `t` (seconds) at which the offset changed, if any.
+    public func lastTransition(atOrBefore t: Int64) -> Int64? {
+        if let footer, footer.daylight != nil, let last = transitions.last, t >= last {
+            let year = ISO8601.civil(ISO8601.floorDivide(t, 86_400).0).year
+            if let x = (year - 1...year).flatMap({ footer.transitions(year: $0) }).filter({ $0 <= t && $0 >= last }).max() {
+                return x
+            }
+        }
+        var i = transitions.partitioningIndex { $0 > t } - 1
+        while i >= 0 {
+            if offsets[i] != (i == 0 ? initialOffset : offsets[i - 1]) { return transitions[i] }
+            i -= 1
+        }
+        return nil
     }
 
     // MARK: TZif
@@ -209,6 +301,16 @@ struct PosixRule: Sendable, Equatable {
         return day
     }
 
+    /// The two instants (seconds, UTC) at which daylight time starts and ends in `year`.
+    func transitions(year: Int) -> [Int64] {
+        guard let daylight else { return [] }
+        let startUTC = Self.ruleDay(year: year, month: start.0, week: start.1, weekday: start.2) * 86_400
+            + Int64(start.3) - Int64(standard)
+        let endUTC = Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400
+            + Int64(end.3) - Int64(daylight)
+        return [startUTC, endUTC]
+    }
+
     func offset(atUTC seconds: Int64) -> Int32 {
         guard let daylight else { return standard }
         let (year, _, _) = ISO8601.civil(ISO8601.floorDivide(seconds + Int64(standard), 86_400).0)
@@ -217,5 +319,17 @@ struct PosixRule: Sendable, Equatable {
         let endUTC = Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400 + Int64(end.3) - Int64(daylight)
         if startUTC < endUTC { return seconds >= startUTC && seconds < endUTC ? daylight : standard }
         return seconds >= endUTC && seconds < startUTC ? standard : daylight // southern hemisphere
+    }
+}
+
+extension Array where Element == Int64 {
+    /// The first index whose element satisfies `belongs` (which must be false, then true, along the array).
+    func partitioningIndex(where belongs: (Int64) -> Bool) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if belongs(self[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 }

@@ -35,25 +35,20 @@ public struct TypeCatalog: Sendable {
     public func kind(of type: String) -> Kind {
         if type == "HKWorkoutTypeIdentifier" { return .workout }
         if type.hasPrefix("HKCategoryTypeIdentifier") { return .category }
-        return Self.cumulative.contains(TypeNames.shortName(type)) || type.hasPrefix("HKQuantityTypeIdentifierDietary") ? .cumulative : .discrete
+        return HealthKitTypes.style(of: type) == .cumulative ? .cumulative : .discrete
     }
+
+    /// The aggregation style of a quantity type (``HealthKitTypes``); unknown identifiers are discrete.
+    public func style(of type: String) -> AggregationStyle { HealthKitTypes.style(of: type) }
 
     public func displayName(_ type: String) -> String { names[type] ?? TypeNames.shortName(type) }
 
-    /// The name of a category value (`4` of SleepAnalysis is `asleepDeep`), or the number.
+    /// The name of a category value (`4` of SleepAnalysis is `asleepDeep`), or `value 4` when unnamed.
     public func categoryName(_ type: String, _ value: Int64) -> String {
-        categoryValueNames[type]?[value] ?? String(value)
+        categoryValueNames[type]?[value] ?? "value \(value)"
     }
 
     public func workoutName(_ activity: Int64) -> String { workoutActivityNames[activity] ?? "activity \(activity)" }
-
-    /// Cumulative quantity types (HealthKit's `.cumulative` aggregation style), by short name.
-    static let cumulative: Set<String> = [
-        "StepCount", "DistanceWalkingRunning", "DistanceCycling", "DistanceSwimming", "DistanceWheelchair",
-        "DistanceDownhillSnowSports", "ActiveEnergyBurned", "BasalEnergyBurned", "FlightsClimbed", "AppleExerciseTime",
-        "AppleMoveTime", "AppleStandTime", "NikeFuel", "PushCount", "SwimmingStrokeCount", "TimeInDaylight",
-        "UVExposure", "NumberOfTimesFallen", "InhalerUsage", "NumberOfAlcoholicBeverages", "WaterTemperature",
-    ]
 
     static let builtInCategoryValues: [String: [Int64: String]] = [
         "HKCategoryTypeIdentifierSleepAnalysis": [0: "inBed", 1: "asleepUnspecified", 2: "awake", 3: "asleepCore", 4: "asleepDeep", 5: "asleepREM"],

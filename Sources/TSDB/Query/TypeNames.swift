@@ -25,18 +25,36 @@ public enum TypeNames {
         return identifier
     }
 
-    /// The identifier among `known` that `name` means, case-insensitively, or an error with the closest names.
-    public static func resolve(_ name: String, among known: [String]) throws(TSDBError) -> String {
+    /// The identifier among `stored` that `name` means, case-insensitively. A name that is not
+    /// stored gets an error: a known HealthKit type says the store has no samples of it, anything
+    /// else suggests the closest stored names.
+    public static func resolve(_ name: String, among stored: [String]) throws(TSDBError) -> String {
         let key = name.lowercased()
-        if let exact = known.first(where: { $0.lowercased() == key || shortName($0).lowercased() == key }) { return exact }
-        if let alias = aliases[key] {
-            if known.contains(alias) { return alias }
-            throw TSDBError(.notFound, "\(name) means \(alias), which this store has no samples of")
+        func matches(_ id: String) -> Bool { id.lowercased() == key || shortName(id).lowercased() == key }
+        if let exact = stored.first(where: matches) { return exact }
+        if let alias = aliases[key], stored.contains(alias) { return alias }
+        let listing = stored.isEmpty ? "the store holds no samples yet"
+            : "it has " + stored.map(shortName).sorted().joined(separator: ", ")
+        if let known = aliases[key] ?? HealthKitTypes.allIdentifiers.first(where: matches) {
+            throw TSDBError(.notFound, "this store has no \(shortName(known)) samples (\(known)); \(listing)")
         }
-        let scored = known.map { (id: $0, distance: editDistance(key, shortName($0).lowercased())) }.sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
-        let close = scored.filter { $0.distance <= max(2, key.count / 3) }.prefix(3).map { shortName($0.id) }
-        let hint = close.isEmpty ? "stored types: " + known.map(shortName).sorted().joined(separator: ", ") : "did you mean " + close.joined(separator: " or ") + "?"
+        let close = closest(to: name, among: stored.map(shortName) + aliases.keys.filter { stored.contains(aliases[$0]!) })
+        let hint = close.isEmpty ? listing : "did you mean " + close.joined(separator: " or ") + "?"
         throw TSDBError(.notFound, "no type named \"\(name)\"; \(hint)")
+    }
+
+    /// Up to three of `candidates` close to `name`: same prefix, or a small edit distance
+    /// (case-insensitive), best first.
+    public static func closest(to name: String, among candidates: [String]) -> [String] {
+        let key = name.lowercased()
+        guard !key.isEmpty else { return [] }
+        let scored = Set(candidates).map { c -> (String, Int) in
+            let lower = c.lowercased()
+            let prefix = key.count >= 3 && (lower.hasPrefix(key) || key.hasPrefix(lower))
+            return (c, prefix ? 0 : editDistance(key, lower))
+        }
+        let limit = max(1, min(3, key.count / 3 + 1))
+        return scored.filter { $0.1 <= limit }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(3).map(\.0)
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {

@@ -26,7 +26,7 @@ struct PackedSample {
     }
 }
 
-/// Value tags (Formats/segment-v1.md §5.3): how a sample's `value` was written.
+/// Value tags (Formats/segment-v2.md §5.3): how a sample's `value` was written.
 enum ValueTag {
     static let absent: UInt8 = 0
     static let null: UInt8 = 1
@@ -38,7 +38,7 @@ enum ValueTag {
 }
 
 extension TimeForm {
-    /// 32-bit packing (segment-v1 §4.4): offset minutes (16 bits, two's complement), fraction digits (4), Z flag (1).
+    /// 32-bit packing (segment-v2 §4.4): offset minutes (16 bits, two's complement), fraction digits (4), Z flag (1).
     var packed: UInt32 {
         UInt32(UInt16(bitPattern: offsetMinutes)) | UInt32(fractionDigits) << 16 | (isZulu ? 1 << 20 : 0)
     }

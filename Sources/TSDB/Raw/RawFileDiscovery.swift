@@ -10,37 +10,56 @@ struct RawFile {
     var mtimeNanoseconds: Int64
 }
 
-/// Finds the day files in `raw/YYYY/MM/YYYY-MM-DD.json`, in date order. Anything else is reported,
-/// never read: the layout is the contract (Formats/raw-json-v1.md §1).
+/// What is under `raw/`: day files to read, entries that cannot be read (reported like bad
+/// files), and names that are not day files (not read, listed on request).
+struct RawListing {
+    var files: [RawFile] = []
+    var skipped: [TSDBError] = []
+    var ignored: [String] = []
+}
+
+/// Finds the day files in `raw/YYYY/MM/YYYY-MM-DD.json`, in date order. Anything else is never
+/// read: the layout is the contract (Formats/raw-json-v1.md §1).
 enum RawFileDiscovery {
-    static func find(rawDirectory: String) throws(TSDBError) -> (files: [RawFile], skipped: [TSDBError]) {
+    static func find(rawDirectory: String) throws(TSDBError) -> RawListing {
         guard FileSystem.isDirectory(rawDirectory) else { throw TSDBError(.notFound, "raw folder not found", path: rawDirectory) }
         let rawReal = FileSystem.realPath(rawDirectory) ?? rawDirectory
-        var files: [RawFile] = []
-        var skipped: [TSDBError] = []
-        func skip(_ path: String, _ why: String) { skipped.append(TSDBError(.invalidInput, why, path: path)) }
-        func digits(_ s: Substring) -> Bool { s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
-
-        for year in try FileSystem.list(rawDirectory) where !year.name.hasPrefix(".") {
-            let yearPath = rawDirectory + "/" + year.name
-            guard year.isDirectory, year.name.count == 4, digits(Substring(year.name)) else {
-                skip(yearPath, "not part of the raw layout YYYY/MM/YYYY-MM-DD.json; ignored"); continue
+        var out = RawListing()
+        func digits(_ s: String) -> Bool { s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        /// A folder's entries; an unreadable folder is reported and passed over.
+        func list(_ path: String) -> [FileSystem.Entry] {
+            do throws(TSDBError) {
+                return try FileSystem.list(path)
+            } catch {
+                out.skipped.append(TSDBError(error.kind, "folder cannot be read (\(error.message)); its day files are not compacted",
+                                             path: path, errno: error.errno))
+                return []
             }
-            for month in try FileSystem.list(yearPath) where !month.name.hasPrefix(".") {
+        }
+
+        for year in try FileSystem.list(rawDirectory) {
+            let yearPath = rawDirectory + "/" + year.name
+            guard year.isDirectory, year.name.count == 4, digits(year.name) else { out.ignored.append(yearPath); continue }
+            for month in list(yearPath) {
                 let monthPath = yearPath + "/" + month.name
-                guard month.isDirectory, month.name.count == 2, digits(Substring(month.name)) else {
-                    skip(monthPath, "not part of the raw layout YYYY/MM/YYYY-MM-DD.json; ignored"); continue
-                }
-                for file in try FileSystem.list(monthPath) where !file.name.hasPrefix(".") {
+                guard month.isDirectory, month.name.count == 2, digits(month.name) else { out.ignored.append(monthPath); continue }
+                for file in list(monthPath) {
                     let path = monthPath + "/" + file.name
                     let stem = file.name.hasSuffix(".json") ? String(file.name.dropLast(5)) : ""
-                    guard !file.isDirectory, DayFileParser.isCalendarDate(stem),
-                          stem.hasPrefix(year.name + "-" + month.name + "-") else {
-                        skip(path, "file name is not YYYY-MM-DD.json matching its YYYY/MM folder; ignored"); continue
+                    guard DayFileParser.isCalendarDate(stem) else { out.ignored.append(path); continue }
+                    guard stem.hasPrefix(year.name + "-" + month.name + "-") else {
+                        out.skipped.append(TSDBError(.invalidInput, "day file is in the wrong folder: \(stem) belongs in "
+                            + "\(stem.prefix(4))/\(stem.dropFirst(5).prefix(2))/; not compacted", path: path))
+                        continue
+                    }
+                    guard !file.isDirectory else {
+                        out.skipped.append(TSDBError(.invalidInput, "is a folder named like a day file; expected a JSON file", path: path))
+                        continue
                     }
                     if file.isSymlink {
                         guard let target = FileSystem.realPath(path), target.hasPrefix(rawReal + "/") else {
-                            skip(path, "symbolic link pointing outside the raw folder; not followed"); continue
+                            out.skipped.append(TSDBError(.invalidInput, "symbolic link pointing outside the raw folder; not followed", path: path))
+                            continue
                         }
                     }
                     let u = Array(stem.utf8)
@@ -49,13 +68,14 @@ enum RawFileDiscovery {
                     // A link's size and mtime are its target's; a plain file's come from the listing.
                     var status = (size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
                     if file.isSymlink {
-                        do { status = try FileSystem.status(path) } catch { skipped.append(error); continue }
+                        do { status = try FileSystem.status(path) } catch { out.skipped.append(error); continue }
                     }
-                    files.append(RawFile(relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day, dateText: stem,
-                                         size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
+                    out.files.append(RawFile(relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day,
+                                             dateText: stem, size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
                 }
             }
         }
-        return (files.sorted { $0.day < $1.day }, skipped)
+        out.files.sort { $0.day < $1.day }
+        return out
     }
 }

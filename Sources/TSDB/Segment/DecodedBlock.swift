@@ -129,6 +129,7 @@ extension SegmentReader {
             guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the last column") }
             try validate(block, index: index, location: location, summary: summary)
         } catch {
+            onDamage?()
             throw error.at(path: path)
         }
     }

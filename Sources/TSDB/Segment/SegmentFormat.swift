@@ -1,9 +1,9 @@
-/// On-disk constants of segment format v1. Section numbers refer to Formats/segment-v1.md.
+/// On-disk constants of segment format v1. Section numbers refer to Formats/segment-v2.md.
 enum SegmentFormat {
     /// §3 File header: magic, also repeated at the very end of the footer (§7).
     static let magic: [UInt8] = Array("TSDBSEG".utf8) + [0]
     /// §3 The only version this build writes and reads.
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
     /// §3 magic (8) + version (2) + flags (2) + CRC (4).
     static let headerSize = 16
     /// §6 One block index entry.
@@ -39,7 +39,9 @@ public struct BlockSummary: Sendable, Equatable {
     public var minValue: Double
     public var maxValue: Double
     public var sum: Double
-    public var sumOfSquares: Double
+    /// Σ (v − mean)² over the numeric values, mean being the block's own (version 2; version 1
+    /// stored Σ v², which loses the variance of large values with a small spread).
+    public var sumOfSquaredDeviations: Double
 }
 
 /// Where a block's bytes are and how they are stored (§6).

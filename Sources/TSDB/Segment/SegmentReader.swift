@@ -20,14 +20,21 @@ public final class SegmentReader: @unchecked Sendable {
     public var year: Int { dictionary.year }
     public var month: Int { dictionary.month }
     public var fileSize: Int { file.count }
+    /// Called when a block fails its checks (the store remembers the segment for repair).
+    let onDamage: (@Sendable () -> Void)?
 
     public convenience init(path: String) throws(TSDBError) {
         try self.init(file: MappedFile(path: path))
     }
 
-    init(file: MappedFile) throws(TSDBError) {
+    convenience init(path: String, onDamage: @escaping @Sendable () -> Void) throws(TSDBError) {
+        try self.init(file: MappedFile(path: path), onDamage: onDamage)
+    }
+
+    init(file: MappedFile, onDamage: (@Sendable () -> Void)? = nil) throws(TSDBError) {
         self.path = file.path
         self.file = file
+        self.onDamage = onDamage
         do {
             let parsed = try file.withBytes { (bytes) throws(TSDBError) in try Self.parse(bytes) }
             (dictionary, locations, summaries, sampleCount) = parsed
@@ -140,7 +147,7 @@ public final class SegmentReader: @unchecked Sendable {
             try r.skip(2, "reserved")
             let valueCount = Int(try r.u32("value count"))
             let summary = BlockSummary(sampleCount: count, valueCount: valueCount, firstStart: try r.i64(), lastStart: try r.i64(),
-                                       maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(), sumOfSquares: try r.f64())
+                                       maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(), sumOfSquaredDeviations: try r.f64())
             func bad(_ what: String) -> TSDBError { .corrupt("block \(i): \(what)", offset: entryOffset) }
             guard rawOffset == UInt64(expectedOffset) else { throw bad("starts at \(rawOffset), expected \(expectedOffset) (blocks are contiguous)") }
             let offset = expectedOffset
@@ -149,6 +156,9 @@ public final class SegmentReader: @unchecked Sendable {
             guard exponent <= SegmentFormat.maxTimeUnitExponent else { throw bad("time unit exponent \(exponent) > \(SegmentFormat.maxTimeUnitExponent)") }
             guard count >= 1, count <= SegmentFormat.maxBlockSamples else { throw bad("sample count \(count) outside 1...\(SegmentFormat.maxBlockSamples)") }
             guard valueCount <= count else { throw bad("value count \(valueCount) exceeds sample count \(count)") }
+            guard summary.sumOfSquaredDeviations >= 0 else {
+                throw bad("sum of squared deviations \(summary.sumOfSquaredDeviations) is not ≥ 0")
+            }
             guard raw <= count * 9 * 12 + 64 else { throw bad("raw length \(raw) is implausible for \(count) samples") }
             guard summary.firstStart <= summary.lastStart, summary.firstStart >= previousLastStart, summary.maxEnd >= summary.lastStart else {
                 throw bad("start/end summary out of order")

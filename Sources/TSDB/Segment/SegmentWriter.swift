@@ -1,4 +1,4 @@
-/// Serialises the samples of one (type, month) into segment-v1 bytes.
+/// Serialises the samples of one (type, month) into segment-v2 bytes.
 ///
 /// Input samples must already be sorted by start and free of duplicates; strings are resolved
 /// through `strings` (the compactor's interner) and re-numbered into the segment's own dictionaries.
@@ -35,7 +35,8 @@ struct SegmentWriter {
             columns.reset()
             var summary = BlockSummary(sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
                                        lastStart: block.last!.start, maxEnd: .min, minValue: .infinity,
-                                       maxValue: -.infinity, sum: 0, sumOfSquares: 0)
+                                       maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
+            var mean = 0.0
             let exponent = Self.timeUnitExponent(block)
             let unit = SegmentFormat.powersOfTen[Int(exponent)]
             for s in block {
@@ -68,14 +69,17 @@ struct SegmentWriter {
                     summary.minValue = min(summary.minValue, v)
                     summary.maxValue = max(summary.maxValue, v)
                     summary.sum += v
-                    summary.sumOfSquares += v * v
+                    // Welford: the block's mean and squared deviations from it (segment-v2 §6).
+                    let delta = v - mean
+                    mean += delta / Double(summary.valueCount)
+                    summary.sumOfSquaredDeviations += delta * (v - mean)
                 }
                 columns[.unit].append(units.id(s.unit, strings))
                 columns[.source].append(sources.id(s.source, strings))
                 columns[.device].append(devices.id(s.device, strings))
                 columns[.metadata].append(metadata.id(s.metadata, strings))
             }
-            if summary.valueCount == 0 { summary.sum = 0; summary.sumOfSquares = 0 }
+            if summary.valueCount == 0 { summary.sum = 0; summary.sumOfSquaredDeviations = 0 }
             let raw = columns.encode()
             let (stored, usedCodec) = compress(raw)
             let offset = out.count
@@ -173,7 +177,7 @@ struct SegmentWriter {
         w.f64(s.minValue)
         w.f64(s.maxValue)
         w.f64(s.sum)
-        w.f64(s.sumOfSquares)
+        w.f64(s.sumOfSquaredDeviations)
     }
 
     static func encodeDictionary(_ d: SegmentDictionary) -> [UInt8] {

@@ -6,6 +6,12 @@ public struct CompactionReport: Sendable {
     public var skipped: [TSDBError] = []
     /// Non-fatal findings (e.g. unknown keys ignored), prefixed with the file.
     public var warnings: [String] = []
+    /// Names under `raw/` that are not day files (`README.md`, `.DS_Store`, `x.json.bak`): not read.
+    public var ignored: [String] = []
+    /// Published segments found missing or damaged, each with what is done about it.
+    public var repairs: [String] = []
+    /// Months rebuilt because their segments were missing or damaged.
+    public var monthsRepaired = 0
     /// Samples read from the raw files.
     public var samplesRead = 0
     /// Samples stored; fewer than read when identical samples appeared in two day files.

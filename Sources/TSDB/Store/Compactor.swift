@@ -7,7 +7,7 @@ import Dispatch
 
 /// Settings for ``Compactor``.
 public struct CompactionOptions: Sendable {
-    /// Samples per block (segment-v1 §5).
+    /// Samples per block (segment-v2 §5).
     public var blockSamples = SegmentFormat.defaultBlockSamples
     /// Compressor for blocks and dictionaries; a block that does not shrink is stored raw.
     public var codec: BlockCodec = .lz4
@@ -90,13 +90,22 @@ public final class Compactor {
         let previous = options.rebuild ? nil : published
         generation = (published?.generation ?? 0) + 1
         report.generation = generation
+        var rebuildMonths = options.rebuildMonths
+        if let previous {
+            let damage = damagedMonths(in: previous)
+            rebuildMonths.formUnion(damage.months)
+            report.repairs = damage.findings
+            report.monthsRepaired = damage.months.count
+        }
 
-        let (files, skippedPaths) = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
-        report.skipped = skippedPaths
+        let listing = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
+        let files = listing.files
+        report.skipped = listing.skipped
+        report.ignored = listing.ignored
         let plan = previous.map { IncrementalPlan(files: files, previous: $0) }
         var manifest: Manifest
         if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit {
-            guard let updated = try incremental(plan, previous: previous, progress: progress) else {
+            guard let updated = try incremental(plan, previous: previous, rebuilding: rebuildMonths, progress: progress) else {
                 report.upToDate = true
                 report.generation = previous.generation
                 finishReport(previous, clock: clock)
@@ -115,6 +124,7 @@ public final class Compactor {
         try FileSystem.syncDirectory(layout.segmentsDirectory)
         manifest.generation = generation
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
+        DamageLog.clear(layout)
         // Readers that opened the previous generation may still map its files: keep them until
         // the next publication.
         removeStaleFiles(manifest, alsoKeeping: published)
@@ -339,7 +349,7 @@ public final class Compactor {
         samples.removeSubrange(out...)
     }
 
-    /// The canonical sample order (segment-v1 §5.4).
+    /// The canonical sample order (segment-v2 §5.4).
     @inline(__always)
     static func precedes(_ a: PackedSample, _ b: PackedSample) -> Bool {
         if a.start != b.start { return a.start < b.start }

@@ -1,4 +1,4 @@
-/// Incremental compaction (Formats/manifest-v1.md §3): what changed since the published
+/// Incremental compaction (Formats/manifest-v2.md §3): what changed since the published
 /// generation, and how little needs rewriting.
 extension Compactor {
     // MARK: Incremental
@@ -27,10 +27,11 @@ extension Compactor {
     }
 
     /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
-    func incremental(_ plan: IncrementalPlan, previous: Manifest, progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
+    func incremental(_ plan: IncrementalPlan, previous: Manifest, rebuilding damaged: Set<Int32>,
+                     progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
         var entries: [String: Manifest.RawFileEntry] = [:]
         for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
-        var rebuild = options.rebuildMonths
+        var rebuild = damaged
         var touchedOnly = false
         for e in plan.deleted { rebuild.formUnion(e.months) }
         report.filesDeleted = plan.deleted.count

@@ -1,7 +1,7 @@
 /// Where things live for one Apple Health folder:
 ///
 ///     <apple-health>/raw/YYYY/MM/YYYY-MM-DD.json   the day files (source of truth, never written)
-///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v1.md)
+///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v2.md)
 ///     <apple-health>/tsdb/segments/<type>/<YYYY-MM>.g<generation>.seg
 public struct StoreLayout: Sendable, Equatable {
     /// The folder that holds `raw/`.
@@ -12,6 +12,8 @@ public struct StoreLayout: Sendable, Equatable {
     public var segmentsDirectory: String { storeDirectory + "/segments" }
     public var manifestPath: String { storeDirectory + "/MANIFEST" }
     public var typesFilePath: String { appleHealthDirectory + "/types.json" }
+    /// Whether a compacted store (a manifest) exists here.
+    public var hasStore: Bool { FileSystem.exists(manifestPath) }
 
     public init(appleHealthDirectory: String) {
         var dir = appleHealthDirectory
@@ -24,7 +26,10 @@ public struct StoreLayout: Sendable, Equatable {
     public static func locate(_ path: String) throws(TSDBError) -> StoreLayout {
         var p = path
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
-        guard FileSystem.isDirectory(p) else { throw TSDBError(.notFound, "no such folder", path: path) }
+        guard FileSystem.isDirectory(p) else {
+            guard FileSystem.exists(p) else { throw TSDBError(.notFound, "no such folder", path: path) }
+            throw TSDBError(.invalidInput, notAFolder(p), path: path)
+        }
         let candidates = [p, p + "/fitness/apple-health"]
         for c in candidates where FileSystem.isDirectory(c + "/raw") || FileSystem.exists(c + "/tsdb/MANIFEST") {
             return StoreLayout(appleHealthDirectory: c)
@@ -32,6 +37,20 @@ public struct StoreLayout: Sendable, Equatable {
         if p.hasSuffix("/raw") || p == "raw" { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
         if FileSystem.exists(p + "/MANIFEST") { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
         throw TSDBError(.notFound, "found neither raw/ nor fitness/apple-health/raw/ nor a tsdb store (MANIFEST) here", path: path)
+    }
+
+    /// What a file given where a store folder was expected is, and what to give instead.
+    static func notAFolder(_ path: String) -> String {
+        let lower = path.lowercased()
+        let expected = "give the folder that holds raw/YYYY/MM/YYYY-MM-DD.json day files (or its tsdb/ store)"
+        if lower.hasSuffix(".zip") {
+            return "is a file, not a folder: a .zip such as Apple Health's export.zip is not read by this version; " + expected
+        }
+        if lower.hasSuffix(".xml") {
+            return "is a file, not a folder: an .xml such as Apple Health's export.xml is not read by this version; " + expected
+        }
+        if lower.hasSuffix(".json") { return "is a file, not a folder (a day file?); " + expected }
+        return "is a file, not a folder; " + expected
     }
 
     /// A file-system-safe folder name for a type identifier (HealthKit ids pass through unchanged).

@@ -53,6 +53,14 @@ public struct StoreVerifier {
         public var monthsToRepair: Set<Int32> { Set(findings.filter(\.isRepairable).compactMap(\.month)) }
     }
 
+    /// An error without its path (the finding names the file), with line and offset.
+    static func reason(_ error: TSDBError) -> String {
+        var place: [String] = []
+        if let line = error.line { place.append("line \(line)") }
+        if let offset = error.offset { place.append("offset \(offset)") }
+        return (place.isEmpty ? "" : place.joined(separator: ", ") + ": ") + error.message
+    }
+
     public func verify(deep: Bool, progress: ((Int, Int) -> Void)? = nil) throws(TSDBError) -> Report {
         var report = Report()
         let manifest: Manifest
@@ -103,12 +111,23 @@ public struct StoreVerifier {
     }
 
     /// Raw files added, changed or removed since the manifest was written (not errors: the
-    /// store is simply behind until the next compaction).
+    /// store is simply behind until the next compaction), and raw files that cannot be compacted
+    /// (errors: their samples are not in the store). Only files the manifest does not match are
+    /// read.
     private func noteChangedRawFiles(_ manifest: Manifest, _ report: inout Report) {
-        guard let (files, _) = try? RawFileDiscovery.find(rawDirectory: layout.rawDirectory) else { return }
-        let plan = Compactor.IncrementalPlan(files: files, previous: manifest)
+        guard let listing = try? RawFileDiscovery.find(rawDirectory: layout.rawDirectory) else { return }
+        for e in listing.skipped {
+            report.findings.append(Finding(kind: .rawFileUnreadable, path: e.path, detail: e.message))
+        }
+        let plan = Compactor.IncrementalPlan(files: listing.files, previous: manifest)
         for f in plan.candidates {
-            report.findings.append(Finding(kind: .rawFileChanged, path: f.absolutePath, detail: plan.previousEntry[f.relativePath] == nil ? "added" : "modified"))
+            do throws(TSDBError) {
+                _ = try Self.parse(f)
+                let detail = plan.previousEntry[f.relativePath] == nil ? "added" : "modified"
+                report.findings.append(Finding(kind: .rawFileChanged, path: f.absolutePath, detail: detail))
+            } catch {
+                report.findings.append(Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: Self.reason(error)))
+            }
         }
         for e in plan.deleted {
             report.findings.append(Finding(kind: .rawFileChanged, path: layout.rawDirectory + "/" + e.path, detail: "deleted"))
@@ -116,8 +135,11 @@ public struct StoreVerifier {
     }
 
     private func compareWithRaw(_ manifest: Manifest, _ readable: [String: SegmentReader], _ report: inout Report) throws(TSDBError) {
-        let (files, skipped) = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
-        _ = skipped
+        let listing = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
+        let files = listing.files
+        for e in listing.skipped {
+            report.findings.append(Finding(kind: .rawFileUnreadable, path: e.path, detail: e.message))
+        }
         // Pass 1: which months each raw file's samples start in.
         var filesByMonth: [Int32: [RawFile]] = [:]
         for f in files {
@@ -126,7 +148,7 @@ public struct StoreVerifier {
                 for m in Compactor.months(of: parsed.samples) { filesByMonth[m, default: []].append(f) }
                 report.rawFilesChecked += 1
             } catch {
-                report.findings.append(Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: error.description))
+                report.findings.append(Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: Self.reason(error)))
             }
         }
         // Pass 2: month by month, expected (from raw) against stored.

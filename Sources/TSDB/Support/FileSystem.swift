@@ -106,6 +106,28 @@ enum FileSystem {
         if syncDirectory { try self.syncDirectory(parentDirectory(path)) }
     }
 
+    /// Writes a new file, failing if `path` exists: for commands that must never replace a
+    /// file they did not create (generated and exported day files).
+    static func createNew(_ bytes: [UInt8], at path: String) throws(TSDBError) {
+        try FaultInjection.fail(.create, path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MappedFile.ioError(errno == EEXIST ? "will not overwrite an existing file" : "cannot create", path) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
+    /// Throws unless `directory` is missing or empty (hidden files such as `.DS_Store` aside):
+    /// commands that write files refuse a folder that already holds something.
+    static func requireEmptyOrMissing(_ directory: String, _ what: String) throws(TSDBError) {
+        guard exists(directory) else { return }
+        guard isDirectory(directory) else { throw TSDBError(.invalidInput, "is not a folder; \(what)", path: directory) }
+        let entries = try list(directory).filter { !$0.name.hasPrefix(".") }
+        guard entries.isEmpty else {
+            throw TSDBError(.invalidInput, "already holds files (\(entries.prefix(3).map(\.name).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")); \(what)",
+                            path: directory)
+        }
+    }
+
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(TSDBError) {
         try FaultInjection.fail(.write, path)
         var written = 0

@@ -47,6 +47,8 @@ public struct HealthDataGenerator {
         guard DayFileParser.isCalendarDate(options.startDate) else {
             throw TSDBError(.invalidInput, "start date \"\(options.startDate)\" is not YYYY-MM-DD")
         }
+        try FileSystem.requireEmptyOrMissing(rawDirectory, "synthetic data is written only into a new or empty raw/ folder, "
+            + "never over existing day files")
         func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
         let firstDay = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
         var carried: [Sample] = []
@@ -70,7 +72,7 @@ public struct HealthDataGenerator {
                                               samples: inFile)
             let dir = rawDirectory + "/" + String(date.prefix(4)) + "/" + String(date.dropFirst(5).prefix(2))
             try FileSystem.makeDirectories(dir)
-            try FileSystem.writeAtomically(bytes, to: dir + "/" + date + ".json", syncDirectory: false)
+            try FileSystem.createNew(bytes, at: dir + "/" + date + ".json")
             total += inFile.count
             progress?(d + 1, options.days)
         }

@@ -1,0 +1,153 @@
+/// Walks the buckets of an aggregate forward in time, one at a time: per-sample statistics are
+/// added to the current bucket's accumulator, interval credits are computed when a bucket closes,
+/// and each finished row is handed out at once. Without `fill`, buckets with nothing in them are
+/// jumped over, so one-second buckets over a year cost only the buckets that hold data.
+struct AggregateSweep {
+    let plan: AggregatePlan
+    let walker: BucketWalker
+    let fill: Bool
+    var credits: IntervalCredits?
+    var current: Bucket?
+    var acc = Accumulator()
+
+    init(plan: AggregatePlan, walker: BucketWalker, fill: Bool, credits: IntervalCredits?) {
+        self.plan = plan
+        self.walker = walker
+        self.fill = fill
+        self.credits = credits
+    }
+
+    /// The end of the current bucket (`Int64.min` before the first), for a cheap test per sample.
+    var currentEnd: Int64 { current?.end ?? .min }
+
+    /// Makes the bucket holding `t` (`lo ≤ t < hi`) current, closing the ones before it.
+    mutating func advance(to t: Int64, _ emit: (AggregateRow) -> Void) {
+        guard var bucket = current else {
+            current = walker.bucket(containing: fill ? plan.lo : min(t, nextActivity(atOrAfter: plan.lo) ?? t))
+            if current!.end <= t { advance(to: t, emit) }
+            return
+        }
+        while bucket.end <= t {
+            close(bucket, emit)
+            if fill {
+                bucket = walker.bucket(after: bucket)
+            } else {
+                bucket = walker.bucket(containing: min(t, nextActivity(atOrAfter: bucket.end) ?? t))
+            }
+        }
+        current = bucket
+    }
+
+    /// Closes every bucket that remains up to the end of the range.
+    mutating func finish(_ emit: (AggregateRow) -> Void) {
+        var bucket: Bucket
+        if let c = current {
+            bucket = c
+        } else {
+            guard let first = fill ? plan.lo : nextActivity(atOrAfter: plan.lo), first < plan.hi else { return }
+            bucket = walker.bucket(containing: first)
+        }
+        while true {
+            close(bucket, emit)
+            guard bucket.end < plan.hi else { break }
+            if fill {
+                bucket = walker.bucket(after: bucket)
+            } else {
+                guard let next = nextActivity(atOrAfter: bucket.end), next < plan.hi else { break }
+                bucket = walker.bucket(containing: next)
+            }
+        }
+        current = nil
+    }
+
+    private func nextActivity(atOrAfter t: Int64) -> Int64? { credits?.nextActivity(atOrAfter: t) }
+
+    /// Emits the row of `bucket` (if it has data, or `fill`) and starts a new accumulator.
+    private mutating func close(_ bucket: Bucket, _ emit: (AggregateRow) -> Void) {
+        var sum = 0.0
+        var seconds: [Int64: Double] = [:]
+        let touched = credits?.credit(bucket, sum: &sum, seconds: &seconds) ?? false
+        defer { acc = Accumulator() }
+        guard acc.count > 0 || touched || fill else { return }
+        var values: [Statistic: Double] = [:]
+        let cumulativeSum: Double? = plan.kind == .cumulative ? sum : nil
+        for s in plan.statistics {
+            if let v = acc.value(s, cumulativeSum: cumulativeSum, style: plan.style) { values[s] = v }
+        }
+        emit(AggregateRow(start: bucket.start, end: bucket.end, values: values, seconds: seconds))
+    }
+}
+
+/// The counted pieces of interval samples (``SourceRanking/countedPieces(_:)``), handed out bucket
+/// by bucket in time order: prorated by time overlap, or (`prorate` off, and for point samples)
+/// wholly to the bucket of the sample's start. Only pieces overlapping the current bucket are held.
+struct IntervalCredits {
+    /// Pieces with a length, clipped to the range, by start.
+    private let spans: [CountedPiece]
+    /// Credits at an instant: (time, piece, share of the sample), by time.
+    private let instants: [(t: Int64, piece: CountedPiece, share: Double)]
+    private var nextSpan = 0, nextInstant = 0
+    private var active: [CountedPiece] = []
+    let category: Bool
+
+    init(_ pieces: [CountedPiece], lo: Int64, hi: Int64, prorate: Bool, category: Bool) {
+        self.category = category
+        var spans: [CountedPiece] = []
+        var instants: [(Int64, CountedPiece, Double)] = []
+        for p in pieces {
+            let length = p.sample.end - p.sample.start
+            if !prorate || p.end == p.start {
+                guard p.sample.start >= lo, p.sample.start < hi else { continue }
+                instants.append((p.sample.start, p, length == 0 ? 1 : Double(p.end - p.start) / Double(length)))
+            } else {
+                var clipped = p
+                clipped.start = max(p.start, lo)
+                clipped.end = min(p.end, hi)
+                if clipped.end > clipped.start { spans.append(clipped) }
+            }
+        }
+        self.spans = spans.sorted { $0.start < $1.start }
+        self.instants = instants.sorted { $0.0 < $1.0 }
+    }
+
+    /// The first instant at or after `t` where some piece counts, if any.
+    func nextActivity(atOrAfter t: Int64) -> Int64? {
+        if active.contains(where: { $0.end > t }) { return t }
+        var next: Int64?
+        if nextSpan < spans.count { next = max(t, spans[nextSpan].start) }
+        if nextInstant < instants.count { next = min(next ?? .max, max(t, instants[nextInstant].t)) }
+        return next
+    }
+
+    /// Adds what the pieces give `bucket` to `sum` (cumulative) or `seconds` (category). Returns
+    /// whether any piece reached the bucket.
+    mutating func credit(_ bucket: Bucket, sum: inout Double, seconds: inout [Int64: Double]) -> Bool {
+        var touched = false
+        while nextSpan < spans.count && spans[nextSpan].start < bucket.end {
+            active.append(spans[nextSpan])
+            nextSpan += 1
+        }
+        for p in active {
+            let overlap = min(p.end, bucket.end) - max(p.start, bucket.start)
+            guard overlap > 0 else { continue }
+            touched = true
+            if category {
+                seconds[Int64(p.sample.amount), default: 0] += Double(overlap) / 1e6
+            } else {
+                sum += p.sample.amount * Double(overlap) / Double(p.sample.end - p.sample.start)
+            }
+        }
+        active.removeAll { $0.end <= bucket.end }
+        while nextInstant < instants.count && instants[nextInstant].t < bucket.end {
+            let (_, p, share) = instants[nextInstant]
+            nextInstant += 1
+            touched = true
+            if category {
+                seconds[Int64(p.sample.amount), default: 0] += Double(p.end - p.start) / 1e6
+            } else {
+                sum += p.sample.amount * share
+            }
+        }
+        return touched
+    }
+}
