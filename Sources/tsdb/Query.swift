@@ -86,8 +86,9 @@ struct Query: ParsableCommand {
         printer.finish()
         let elapsed = milliseconds(since: clock)
         if timings {
-            printError("timings: aggregate \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
-                + "\(result.blocksFromSummaries) answered from summaries")
+            let peak = peakResidentMemory().map { fixed(Double($0) / 1e6, 1) } ?? "n/a"
+            printError("timings: aggregate and output \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
+                + "\(result.blocksFromSummaries) answered from summaries, peak \(peak) MB resident")
         }
     }
 

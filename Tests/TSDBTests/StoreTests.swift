@@ -280,19 +280,18 @@ import Testing
 @Suite(.serialized) struct PermissionTests {
     /// An unreadable day file is reported and skipped; everything else compacts. Root reads any
     /// file, so the compaction runs as `nobody` through setpriv (util-linux) when the test is root.
-    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
-    func unreadableFileIsSkippedOthersCompact() throws {
-        let folder = TemporaryFolder("perm")
-        defer { folder.cleanup() }
-        try generate(folder.path, days: 3, seed: 2, edgeCases: false)
-        let locked = folder.path + "/raw/2025/03/2025-03-21.json"
-        chmod(locked, 0)
+    static let canDropPrivileges = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    /// Runs `tsdb compact` as nobody over `folder`, with everything but `locked` made reachable.
+    func compactAsNobody(_ folder: TemporaryFolder, locked: String) throws -> (status: Int32, stderr: String) {
         // nobody must be able to reach the folder and write the store (the system temporary
         // directory is already world-writable and sticky; it is left alone).
         chmod(folder.path, 0o777)
-        for sub in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where !sub.hasSuffix("2025-03-21.json") {
+        for sub in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where !(folder.path + "/" + sub).hasPrefix(locked) {
             chmod(folder.path + "/" + sub, sub.hasSuffix(".json") ? 0o644 : 0o777)
         }
+        chmod(locked, 0)
+        defer { chmod(locked, 0o755) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandLineTests.executable, "compact", folder.path]
@@ -303,15 +302,42 @@ import Testing
         try p.run()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(p.terminationStatus == 2, "partial: \(stderr)")
+        return (p.terminationStatus, stderr)
+    }
+
+    func samples(of folder: TemporaryFolder, days: [String]) throws -> Set<Sample> {
+        var expected = Set<Sample>()
+        for day in days {
+            let path = folder.path + "/raw/\(day.prefix(4))/\(day.dropFirst(5).prefix(2))/\(day).json"
+            expected.formUnion(try TSDBTests.samples(ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
+        }
+        return expected
+    }
+
+    /// An unreadable day file is reported and skipped; everything else compacts. Root reads any
+    /// file, so the compaction runs as `nobody` through setpriv (util-linux) when the test is root.
+    @Test(.enabled(if: canDropPrivileges, "needs root and setpriv"))
+    func unreadableFileIsSkippedOthersCompact() throws {
+        let folder = TemporaryFolder("perm")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 3, seed: 2, edgeCases: false)
+        let (status, stderr) = try compactAsNobody(folder, locked: folder.path + "/raw/2025/03/2025-03-21.json")
+        #expect(status == 2, "partial: \(stderr)")
         #expect(stderr.contains("2025-03-21.json") && stderr.contains("Permission denied"))
         // Stored: exactly the samples of the two readable files.
-        var expected = Set<Sample>()
-        for day in ["2025-03-20", "2025-03-22"] {
-            expected.formUnion(try samples(ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/raw/2025/03/\(day).json")))))
-        }
-        chmod(locked, 0o644)
-        #expect(Set(try storedSamples(Store(at: folder.path))) == expected)
+        #expect(Set(try storedSamples(Store(at: folder.path))) == (try samples(of: folder, days: ["2025-03-20", "2025-03-22"])))
+    }
+
+    /// An unreadable month folder is reported like a bad file; the other months compact.
+    @Test(.enabled(if: canDropPrivileges, "needs root and setpriv"))
+    func unreadableFolderIsReportedOthersCompact() throws {
+        let folder = TemporaryFolder("perm-dir")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 4, seed: 2, edgeCases: false, start: "2025-02-27")
+        let (status, stderr) = try compactAsNobody(folder, locked: folder.path + "/raw/2025/02")
+        #expect(status == 2, "partial: \(stderr)")
+        #expect(stderr.contains("raw/2025/02: folder cannot be read") && stderr.contains("Permission denied"), "\(stderr)")
+        #expect(Set(try storedSamples(Store(at: folder.path))) == (try samples(of: folder, days: ["2025-03-01", "2025-03-02"])))
     }
 }
 

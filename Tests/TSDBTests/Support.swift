@@ -103,3 +103,30 @@ func caught(_ body: () throws -> Void) -> TSDBError? {
         return error as? TSDBError
     }
 }
+
+/// Runs the built `tsdb` through bash, so a test can redirect or pipe its output as a user would:
+/// `shellTail` is appended after the command (e.g. `> /dev/full`, `>&-`, `| head -c 10`).
+/// `pipefail` makes the status tsdb's own when piped.
+func tsdbShell(_ arguments: [String], _ shellTail: String = "", environment: [String: String] = [:]) throws -> CommandLineTests.Run {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/bash")
+    p.arguments = ["-c", "set -o pipefail; \"$0\" \"$@\" \(shellTail)", CommandLineTests.executable] + arguments
+    p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return CommandLineTests.Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                                stderr: String(decoding: e, as: UTF8.self))
+}
+
+/// A store of generated days (March 2025, Paris) for command-line tests.
+func generatedStore(_ label: String, days: Int = 10, start: String = "2025-03-01") throws -> TemporaryFolder {
+    let folder = TemporaryFolder(label)
+    try generate(folder.path, days: days, seed: 11, edgeCases: false, start: start)
+    _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+    return folder
+}

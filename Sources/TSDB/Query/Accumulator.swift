@@ -6,17 +6,22 @@ import Darwin
 
 /// Running statistics of one bucket.
 ///
-/// Mean and variance use Welford's update per value and Chan et al.'s pairwise merge for block
-/// summaries (which store each block's sum of squared deviations from its own mean), so the
-/// standard deviation stays exact for large values with small spread (1e12 + {0, 1, 2}).
+/// The variance uses Welford's update per value and Chan et al.'s pairwise merge for block
+/// summaries (which store each block's sum of squared deviations from its own mean), both on
+/// values shifted by a reference taken from the data, so the standard deviation stays exact for
+/// large values with a small spread (1e12 + {0, 1, 2}), where even Welford's running mean would
+/// round at the scale of the values.
 struct Accumulator {
     /// Samples, numeric or not (`count` counts workouts and category samples too).
     var count = 0
     /// Samples with a numeric value.
     var valueCount = 0
     var sum = 0.0
-    var mean = 0.0
-    /// Sum of squared deviations from `mean`.
+    /// The shift: the first value seen (or a block's minimum).
+    var reference: Double?
+    /// Mean of `value - reference`.
+    var shiftedMean = 0.0
+    /// Sum of squared deviations from the mean.
     var m2 = 0.0
     var minimum = Double.infinity
     var maximum = -Double.infinity
@@ -31,9 +36,11 @@ struct Accumulator {
         count += 1
         valueCount += 1
         sum += v
-        let delta = v - mean
-        mean += delta / Double(valueCount)
-        m2 += delta * (v - mean)
+        let x = v - (reference ?? v)
+        if reference == nil { reference = v }
+        let delta = x - shiftedMean
+        shiftedMean += delta / Double(valueCount)
+        m2 += delta * (x - shiftedMean)
         minimum = Swift.min(minimum, v)
         maximum = Swift.max(maximum, v)
         if first == nil { first = v }
@@ -51,10 +58,12 @@ struct Accumulator {
         count += s.sampleCount
         guard s.valueCount > 0 else { return }
         let n = Double(valueCount), nb = Double(s.valueCount)
-        let meanB = s.sum / nb
-        let delta = meanB - mean
+        if reference == nil { reference = s.minValue }
+        // The block's mean relative to the reference: exact when the sum is (integer values).
+        let meanB = (s.sum - nb * reference!) / nb
+        let delta = meanB - shiftedMean
         let total = n + nb
-        mean += delta * nb / total
+        shiftedMean += delta * nb / total
         m2 += s.sumOfSquaredDeviations + delta * delta * n * nb / total
         valueCount += s.valueCount
         sum += s.sum

@@ -83,7 +83,11 @@ public struct BucketWalker: Sendable {
             case .minute: return wallClockBucket(t, unit: 60)
             case .hour: return wallClockBucket(t, unit: 3600)
             case .day, .week, .month, .year:
-                let (first, next) = dayRange(Self.localDay(t, zone), unit)
+                // By edges, not by t's own date: where clocks fall back across midnight the date
+                // repeats, but a bucket stays one run of instants.
+                var (first, next) = dayRange(Self.localDay(t, zone), unit)
+                while zone.startOfDay(first) > t { (first, next) = dayRange(first - 1, unit) }
+                while zone.startOfDay(next) <= t { (first, next) = dayRange(next, unit) }
                 return Bucket(start: zone.startOfDay(first), end: zone.startOfDay(next))
             }
         }

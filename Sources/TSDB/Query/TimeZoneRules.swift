@@ -43,8 +43,8 @@ public struct TimeZoneRules: Sendable, Equatable {
         let zones = knownZoneNames()
         let region = zones.filter { $0.lowercased().hasPrefix(name.lowercased() + "/") }
         if !region.isEmpty {
-            let shown = region.prefix(6).joined(separator: ", ")
-            return "\(name) is a region; its zones include \(shown)\(region.count > 6 ? ", …" : "")"
+            let shown = region.prefix(100).joined(separator: ", ")
+            return "\(name) is a region; its zones: \(shown)\(region.count > 100 ? ", …" : "")"
         }
         let cities = zones.map { ($0, String($0.split(separator: "/").last ?? "")) }
         let nearCities = Set(TypeNames.closest(to: name, among: cities.map(\.1)))

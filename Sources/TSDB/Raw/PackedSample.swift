@@ -38,14 +38,17 @@ enum ValueTag {
 }
 
 extension TimeForm {
-    /// 32-bit packing (segment-v2 §4.4): offset minutes (16 bits, two's complement), fraction digits (4), Z flag (1).
+    /// 32-bit packing (segment-v2 §4.4): offset minutes (16 bits, two's complement), fraction
+    /// digits (4), Z flag (1), `-00:00` flag (1).
     var packed: UInt32 {
         UInt32(UInt16(bitPattern: offsetMinutes)) | UInt32(fractionDigits) << 16 | (isZulu ? 1 << 20 : 0)
+            | (isNegativeZero ? 1 << 21 : 0)
     }
 
     init(packed: UInt32) {
         self.init(offsetMinutes: Int16(bitPattern: UInt16(truncatingIfNeeded: packed)),
-                  fractionDigits: UInt8((packed >> 16) & 0xF), isZulu: packed & (1 << 20) != 0)
+                  fractionDigits: UInt8((packed >> 16) & 0xF), isZulu: packed & (1 << 20) != 0,
+                  isNegativeZero: packed & (1 << 21) != 0)
     }
 
     static func pair(_ start: TimeForm, _ end: TimeForm) -> UInt64 {

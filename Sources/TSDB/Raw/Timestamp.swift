@@ -7,11 +7,14 @@ public struct TimeForm: Hashable, Sendable {
     public var fractionDigits: UInt8
     /// The offset was written `Z` rather than `+00:00`.
     public var isZulu: Bool
+    /// The offset was written `-00:00` (RFC 3339: UTC, local offset unknown) rather than `+00:00`.
+    public var isNegativeZero: Bool
 
-    public init(offsetMinutes: Int16 = 0, fractionDigits: UInt8 = 0, isZulu: Bool = false) {
+    public init(offsetMinutes: Int16 = 0, fractionDigits: UInt8 = 0, isZulu: Bool = false, isNegativeZero: Bool = false) {
         self.offsetMinutes = offsetMinutes
         self.fractionDigits = fractionDigits
         self.isZulu = isZulu
+        self.isNegativeZero = isNegativeZero && offsetMinutes == 0 && !isZulu
     }
 
     public static let zulu = TimeForm(offsetMinutes: 0, fractionDigits: 0, isZulu: true)
@@ -133,7 +136,7 @@ enum ISO8601 {
         }
         guard i < n else { throw Failure(message: "missing zone: expected 'Z' or ±HH:MM") }
         var offset = 0
-        var zulu = false
+        var zulu = false, negativeZero = false
         if s[i] == UInt8(ascii: "Z") {
             zulu = true
             i += 1
@@ -145,6 +148,7 @@ enum ISO8601 {
             let oh = d(i + 1) * 10 + d(i + 2), om = d(i + 4) * 10 + d(i + 5)
             guard oh <= 23, om <= 59 else { throw Failure(message: "zone offset \(oh):\(om) is out of range") }
             offset = (oh * 60 + om) * (s[i] == UInt8(ascii: "-") ? -1 : 1)
+            negativeZero = offset == 0 && s[i] == UInt8(ascii: "-")
             i += 6
         } else {
             throw Failure(message: "expected 'Z' or ±HH:MM after the time, found '\(Character(Unicode.Scalar(s[i])))'")
@@ -154,7 +158,8 @@ enum ISO8601 {
             + Int64(hour * 3600 + minute * 60 + second) * microsPerSecond + micros
         return Timestamp(
             microseconds: local - Int64(offset) * 60 * microsPerSecond,
-            form: TimeForm(offsetMinutes: Int16(offset), fractionDigits: UInt8(fractionDigits), isZulu: zulu))
+            form: TimeForm(offsetMinutes: Int16(offset), fractionDigits: UInt8(fractionDigits), isZulu: zulu,
+                           isNegativeZero: negativeZero))
     }
 
     static func format(_ micros: Int64, _ form: TimeForm) -> String {
@@ -201,7 +206,7 @@ enum ISO8601 {
             out.append(UInt8(ascii: "Z"))
         } else {
             let o = Int(form.offsetMinutes)
-            out.append(o < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            out.append(o < 0 || form.isNegativeZero ? UInt8(ascii: "-") : UInt8(ascii: "+"))
             put(abs(o) / 60, 2); out.append(UInt8(ascii: ":")); put(abs(o) % 60, 2)
         }
     }

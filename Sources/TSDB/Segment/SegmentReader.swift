@@ -215,7 +215,17 @@ public final class SegmentReader: @unchecked Sendable {
         d.metadata = try list()
         d.numberTexts = try list()
         let nf = try r.count("time form count", limit: r.remaining / 8)
-        for _ in 0..<nf { d.forms.append(try r.u64("time form pair")) }
+        for _ in 0..<nf {
+            let pair = try r.u64("time form pair")
+            for half in [UInt32(truncatingIfNeeded: pair), UInt32(truncatingIfNeeded: pair >> 32)] {
+                // §4.4: bits 22–31 are 0; -00:00 (bit 21) means offset 0 and no Z.
+                let flags = half >> 20, offset = half & 0xFFFF
+                guard half >> 22 == 0, flags != 3, flags != 2 || offset == 0, (half >> 16) & 0xF <= 9 else {
+                    throw r.fail("time form 0x\(String(half, radix: 16)) has reserved or contradictory bits")
+                }
+            }
+            d.forms.append(pair)
+        }
         guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the dictionary") }
         return d
     }

@@ -36,7 +36,7 @@ struct SegmentWriter {
             var summary = BlockSummary(sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
                                        lastStart: block.last!.start, maxEnd: .min, minValue: .infinity,
                                        maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
-            var mean = 0.0
+            var mean = 0.0, reference: Double?
             let exponent = Self.timeUnitExponent(block)
             let unit = SegmentFormat.powersOfTen[Int(exponent)]
             for s in block {
@@ -69,10 +69,13 @@ struct SegmentWriter {
                     summary.minValue = min(summary.minValue, v)
                     summary.maxValue = max(summary.maxValue, v)
                     summary.sum += v
-                    // Welford: the block's mean and squared deviations from it (segment-v2 §6).
-                    let delta = v - mean
+                    // Welford on values shifted by the block's first value: the squared deviations
+                    // from the block mean (segment-v2 §6) stay exact for large values.
+                    let x = v - (reference ?? v)
+                    if reference == nil { reference = v }
+                    let delta = x - mean
                     mean += delta / Double(summary.valueCount)
-                    summary.sumOfSquaredDeviations += delta * (v - mean)
+                    summary.sumOfSquaredDeviations += delta * (x - mean)
                 }
                 columns[.unit].append(units.id(s.unit, strings))
                 columns[.source].append(sources.id(s.source, strings))
