@@ -10,7 +10,10 @@ import Testing
         var stderr: String
     }
 
+    /// The `tsdb` built beside the tests; `TSDB_EXECUTABLE` points the tests at another build
+    /// (to check that a test fails on an earlier version).
     static let executable: String = {
+        if let other = ProcessInfo.processInfo.environment["TSDB_EXECUTABLE"] { return other }
         var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = dir.appendingPathComponent("tsdb").path

@@ -97,7 +97,7 @@ import Testing
         folder.write(#"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T08:00:00Z","#
             + #""end":"2025-03-01T08:00:00Z","value":70,"unit":"kg","source":"Scale\u001b]0;pwned\u0007 | x"}]}"#,
             to: "raw/2025/03/2025-03-01.json")
-        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        _ = try tsdbShell(["compact", folder.path])
         for format in ["table", "markdown"] {
             let r = try tsdbShell(["query", "BodyMass", "--store", folder.path] + (format == "table" ? [] : ["--stats", "count"]))
             #expect(r.status == 0 && !r.stdout.contains("\u{1B}") && !r.stdout.contains("\u{07}"))
@@ -194,7 +194,7 @@ import Testing
         defer { folder.cleanup() }
         folder.write(#"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T23:30:00Z","end":"2025-03-01T23:30:00Z","value":70}]}"#,
                      to: "raw/2025/03/2025-03-01.json")
-        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        _ = try tsdbShell(["compact", folder.path])
         for command in ["types", "stats"] {
             let utc = try tsdbShell([command, "--tz", "UTC", "--store", folder.path])
             let paris = try tsdbShell([command, "--tz", "Europe/Paris", "--store", folder.path])
@@ -246,7 +246,7 @@ import Testing
         defer { folder.cleanup() }
         folder.write(#"{"samples":[{"type":"HKCategoryTypeIdentifierHeadache","start":"2025-03-01T08:00:00Z","end":"2025-03-01T09:00:00Z","value":3}]}"#,
                      to: "raw/2025/03/2025-03-01.json")
-        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        _ = try tsdbShell(["compact", folder.path])
         let table = try tsdbShell(["query", "Headache", "--bucket", "day", "--tz", "UTC", "--store", folder.path])
         #expect(table.stdout.contains("value 3 (min)") && table.stdout.contains("60"))
         let csv = try tsdbShell(["query", "Headache", "--bucket", "day", "--tz", "UTC", "--format", "csv", "--store", folder.path])

@@ -123,10 +123,11 @@ func tsdbShell(_ arguments: [String], _ shellTail: String = "", environment: [St
                                 stderr: String(decoding: e, as: UTF8.self))
 }
 
-/// A store of generated days (March 2025, Paris) for command-line tests.
+/// A store of generated days (March 2025, Paris) for command-line tests, written by the binary
+/// under test (so the tests also run against another build's own format).
 func generatedStore(_ label: String, days: Int = 10, start: String = "2025-03-01") throws -> TemporaryFolder {
     let folder = TemporaryFolder(label)
     try generate(folder.path, days: days, seed: 11, edgeCases: false, start: start)
-    _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+    _ = try tsdbShell(["compact", folder.path])
     return folder
 }
