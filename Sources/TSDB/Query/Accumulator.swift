@@ -6,11 +6,11 @@ import Darwin
 
 /// Running statistics of one bucket.
 ///
-/// The variance uses Welford's update per value and Chan et al.'s pairwise merge for block
-/// summaries (which store each block's sum of squared deviations from its own mean), both on
-/// values shifted by a reference taken from the data, so the standard deviation stays exact for
-/// large values with a small spread (1e12 + {0, 1, 2}), where even Welford's running mean would
-/// round at the scale of the values.
+/// The variance works on values shifted by a reference taken from the data (the first value, or
+/// a block's minimum): per value it keeps Σx and Σx² of the shifted values (no division in the
+/// per-sample loop), and block summaries (each block's sum of squared deviations from its own
+/// mean) merge with Chan et al.'s pairwise formula. So the standard deviation stays exact for
+/// large values with a small spread (1e12 + {0, 1, 2}), where Σv² − (Σv)²/n gives 0.
 struct Accumulator {
     /// Samples, numeric or not (`count` counts workouts and category samples too).
     var count = 0
@@ -19,10 +19,9 @@ struct Accumulator {
     var sum = 0.0
     /// The shift: the first value seen (or a block's minimum).
     var reference: Double?
-    /// Mean of `value - reference`.
-    var shiftedMean = 0.0
-    /// Sum of squared deviations from the mean.
-    var m2 = 0.0
+    /// Σx and Σx² of the shifted values x = value − reference.
+    var shiftedSum = 0.0
+    var shiftedSquares = 0.0
     var minimum = Double.infinity
     var maximum = -Double.infinity
     var first: Double?
@@ -38,15 +37,17 @@ struct Accumulator {
         sum += v
         let x = v - (reference ?? v)
         if reference == nil { reference = v }
-        let delta = x - shiftedMean
-        shiftedMean += delta / Double(valueCount)
-        m2 += delta * (x - shiftedMean)
+        shiftedSum += x
+        shiftedSquares += x * x
         minimum = Swift.min(minimum, v)
         maximum = Swift.max(maximum, v)
         if first == nil { first = v }
         last = v
         if keepValue { values.append(v) }
     }
+
+    /// Sum of squared deviations from the mean.
+    var m2A: Double { valueCount > 0 ? shiftedSquares - shiftedSum * shiftedSum / Double(valueCount) : 0 }
 
     /// Adds a sound level's energy (only for equivalent-continuous-level types).
     mutating func addEnergy(_ level: Double) { energy += pow(10, level / 10) }
@@ -59,12 +60,16 @@ struct Accumulator {
         guard s.valueCount > 0 else { return }
         let n = Double(valueCount), nb = Double(s.valueCount)
         if reference == nil { reference = s.minValue }
-        // The block's mean relative to the reference: exact when the sum is (integer values).
+        // Chan's merge of (n, mean, M2) pairs, means relative to the reference. The block's is
+        // exact when its sum is (integer values).
+        let meanA = n > 0 ? shiftedSum / n : 0
         let meanB = (s.sum - nb * reference!) / nb
-        let delta = meanB - shiftedMean
+        let delta = meanB - meanA
         let total = n + nb
-        shiftedMean += delta * nb / total
-        m2 += s.sumOfSquaredDeviations + delta * delta * n * nb / total
+        let mean = meanA + delta * nb / total
+        let m2 = m2A + s.sumOfSquaredDeviations + delta * delta * n * nb / total
+        shiftedSum = mean * total
+        shiftedSquares = m2 + shiftedSum * mean
         valueCount += s.valueCount
         sum += s.sum
         minimum = Swift.min(minimum, s.minValue)
@@ -86,7 +91,7 @@ struct Accumulator {
         case .stddev:
             // Sample standard deviation (n − 1), as SQL's stddev/stddev_samp.
             guard valueCount > 1 else { return nil }
-            return (Swift.max(0, m2) / Double(valueCount - 1)).squareRoot()
+            return (Swift.max(0, m2A) / Double(valueCount - 1)).squareRoot()
         case .p50, .p90, .p95, .p99:
             // Exact, with linear interpolation between closest ranks (numpy's default, DuckDB's quantile_cont).
             guard !values.isEmpty, let q = s.quantile else { return nil }
