@@ -100,7 +100,7 @@ struct Compact: ParsableCommand {
                 printError(plural(report.ignored.count, "name") + " under raw/ ignored: not day files (--verbose lists them)")
             }
         }
-        print(summary(report, layout))
+        output(summary(report, layout))
         return report
     }
 }

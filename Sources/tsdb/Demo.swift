@@ -24,18 +24,18 @@ struct Demo: ParsableCommand {
             guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
             directory = String(cString: made)
         }
-        print("1. generating \(days) days of Apple Health data into \(directory)/raw")
+        output("1. generating \(days) days of Apple Health data into \(directory)/raw")
         try Generate.parse([directory, "--days", String(days)]).run()
 
-        print("\n2. compacting")
+        output("\n2. compacting")
         let layout = try StoreLayout.locate(directory)
         _ = try Compact.parse([directory]).compact(layout, CompactionOptions())
 
-        print("\n3. what is stored (tsdb stats)")
+        output("\n3. what is stored (tsdb stats)")
         let store = try Store(layout: layout)
         try Stats.parse(["--store", directory]).run()
 
-        print("\n4. queries (times measured in this process)")
+        output("\n4. queries (times measured in this process)")
         let hr = "HKQuantityTypeIdentifierHeartRate"
         guard let info = store.types.first(where: { $0.type == hr }) else { return }
         // The generated person lives in Paris: their days are Paris days.
@@ -48,7 +48,7 @@ struct Demo: ParsableCommand {
         var cursor = try store.samples(of: hr, from: day.from!, to: day.to!)
         var n = 0
         while try cursor.next() != nil { n += 1 }
-        print("   tsdb query HeartRate --range \(firstDay): \(formatCount(n)) samples in \(milliseconds(since: clock)) ms")
+        output("   tsdb query HeartRate --range \(firstDay): \(formatCount(n)) samples in \(milliseconds(since: clock)) ms")
 
         var o = AggregateOptions()
         o.zone = zone
@@ -56,7 +56,7 @@ struct Demo: ParsableCommand {
         let all = try ZoneOption.range(year, in: zone)
         clock = ContinuousClock.now
         let daily = try store.aggregate(hr, from: all.from, to: all.to, options: o)
-        print("\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): \(daily.rows.count) days in \(milliseconds(since: clock)) ms"
+        output("\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): \(daily.rows.count) days in \(milliseconds(since: clock)) ms"
               + " (\(daily.blocksFromSummaries) blocks from summaries, \(daily.blocksDecoded) decoded); the first five:")
         printAggregate(daily.limited(to: 5), catalog: store.catalog, zone: zone, format: .table)
 
@@ -66,19 +66,19 @@ struct Demo: ParsableCommand {
         var raw = o
         raw.deduplicate = false
         let doubled = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: raw)
-        print("\n   tsdb query Steps --range \(month) --bucket week: watch and phone counted once (without de-duplication: \(human(doubled.rows.compactMap { $0.values[.sum] }.reduce(0, +))) steps)")
+        output("\n   tsdb query Steps --range \(month) --bucket week: watch and phone counted once (without de-duplication: \(human(doubled.rows.compactMap { $0.values[.sum] }.reduce(0, +))) steps)")
         printAggregate(steps, catalog: store.catalog, zone: zone, format: .table)
 
         let nights = try store.sleepNights(from: day.from! - 2 * 86_400_000_000, to: day.to!, options: o)
-        print("\n   tsdb sleep --range \(firstDay) (and the two nights before):")
+        output("\n   tsdb sleep --range \(firstDay) (and the two nights before):")
         for n in nights {
-            print("     \(n.date): bed \(localTime(n.bedtime, zone).dropFirst(11).prefix(5)), up \(localTime(n.wakeTime, zone).dropFirst(11).prefix(5)), asleep \(Int(n.asleepSeconds) / 3600) h \(Int(n.asleepSeconds) / 60 % 60) min,"
+            output("     \(n.date): bed \(localTime(n.bedtime, zone).dropFirst(11).prefix(5)), up \(localTime(n.wakeTime, zone).dropFirst(11).prefix(5)), asleep \(Int(n.asleepSeconds) / 3600) h \(Int(n.asleepSeconds) / 60 % 60) min,"
                   + " deep \(human((n.secondsByValue[4] ?? 0) / 60)) min, REM \(human((n.secondsByValue[5] ?? 0) / 60)) min")
         }
 
         let check = try StoreVerifier(layout: layout).verify(deep: false)
-        print("\n5. tsdb verify: \(check.problems.isEmpty ? "ok" : "\(check.problems.count) problems") — \(formatCount(check.segmentsChecked)) segments, \(formatCount(check.blocksChecked)) blocks, \(formatCount(check.samplesChecked)) samples checked")
-        print("""
+        output("\n5. tsdb verify: \(check.problems.isEmpty ? "ok" : "\(check.problems.count) problems") — \(formatCount(check.segmentsChecked)) segments, \(formatCount(check.blocksChecked)) blocks, \(formatCount(check.samplesChecked)) samples checked")
+        output("""
 
         Try it yourself:
           tsdb query HeartRate --range \(firstDay) --store \(directory)

@@ -37,6 +37,6 @@ struct Generate: ParsableCommand {
             bar.update(done: done, total: total, detail: "\(done)/\(total) days")
         }
         bar.finish()
-        print("wrote \(formatCount(files)) day files with \(formatCount(samples)) samples under \(directory)/raw")
+        output("wrote \(formatCount(files)) day files with \(formatCount(samples)) samples under \(directory)/raw")
     }
 }

@@ -31,7 +31,7 @@ final class OutputBuffer {
     }
 
     func flush() {
-        // Lines print() left in the shared buffer go first, so output keeps its order.
+        // Lines output() left in the shared buffer go first, so output keeps its order.
         if self !== standardOutput { standardOutput.flush() }
         buffer.withUnsafeBytes { p in
             var done = 0
@@ -53,7 +53,7 @@ enum StandardOutput {
     /// Ignores SIGPIPE so a closed pipe shows up as EPIPE from write(2), handled below.
     static func prepare() { signal(SIGPIPE, SIG_IGN) }
 
-    /// Writes out what print() buffered.
+    /// Writes out what output() buffered.
     static func flushStdio() { standardOutput.flush() }
 
     static func failed(errno code: Int32) -> Never {
@@ -63,12 +63,13 @@ enum StandardOutput {
     }
 }
 
-/// Where print() writes: the command line is single-threaded, and every write goes through
+/// Where output() writes: the command line is single-threaded, and every write goes through
 /// ``OutputBuffer`` so that a failed write is noticed.
 nonisolated(unsafe) let standardOutput = OutputBuffer()
 
-/// Shadows Swift's print (which writes through stdio and ignores write errors).
-func print(_ text: String = "", terminator: String = "\n") {
+/// Writes a line to stdout through ``standardOutput``; the command line uses this, never Swift's
+/// `print` (which writes through stdio and ignores write errors).
+func output(_ text: String = "", terminator: String = "\n") {
     standardOutput.write(text + terminator)
 }
 

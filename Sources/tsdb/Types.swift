@@ -15,7 +15,7 @@ struct Types: ParsableCommand {
         let rows = store.types.map { t in
             [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone), day(t.lastStart, zone), t.type]
         }
-        print(renderTable(["type", "samples", "first", "last", "identifier"], rows), terminator: "")
+        output(renderTable(["type", "samples", "first", "last", "identifier"], rows), terminator: "")
     }
 }
 
@@ -34,8 +34,8 @@ struct Stats: ParsableCommand {
         let zone = try zoneOption.rules()
         let types = store.types
         if format == "csv" {
-            print("type,samples,segments,bytes")
-            for t in types { print("\(t.type),\(t.sampleCount),\(t.segmentCount),\(t.bytes)") }
+            output("type,samples,segments,bytes")
+            for t in types { output("\(t.type),\(t.sampleCount),\(t.segmentCount),\(t.bytes)") }
             return
         }
         guard format == "table" else { throw ValidationError("--format must be table or csv") }
@@ -46,16 +46,16 @@ struct Stats: ParsableCommand {
         let samples = types.reduce(0) { $0 + $1.sampleCount }, bytes = types.reduce(0) { $0 + $1.bytes }
         rows.append(["total", formatCount(samples), "", "", String(types.reduce(0) { $0 + $1.segmentCount }), formatBytes(bytes),
                      fixed(samples == 0 ? 0 : Double(bytes) / Double(samples), 2)])
-        print(renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: "")
+        output(renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: "")
         let raw = store.manifest.rawFiles.reduce(0) { $0 + $1.size }
-        print("raw JSON: \(plural(store.manifest.rawFiles.count, "day file")), \(formatBytes(raw)); store is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller")
+        output("raw JSON: \(plural(store.manifest.rawFiles.count, "day file")), \(formatBytes(raw)); store is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller")
         let gaps = store.missingDays
         if gaps.isEmpty {
-            print("missing days: none")
+            output("missing days: none")
         } else {
             let count = gaps.reduce(0) { n, g in n + daysBetween(g.lowerBound, g.upperBound) + 1 }
             let shown = gaps.prefix(20).map { $0.lowerBound == $0.upperBound ? $0.lowerBound : "\($0.lowerBound)..\($0.upperBound)" }
-            print("missing days: \(count) (\(shown.joined(separator: ", "))\(gaps.count > 20 ? ", …" : ""))")
+            output("missing days: \(count) (\(shown.joined(separator: ", "))\(gaps.count > 20 ? ", …" : ""))")
         }
     }
 }

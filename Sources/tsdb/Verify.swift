@@ -27,7 +27,7 @@ struct Verify: ParsableCommand {
             options.rebuild = damagedManifest
             options.rebuildMonths = report.monthsToRepair
             let r = try Compactor(layout: layout, options: options).run()
-            print("repaired: rebuilt \(damagedManifest ? "every month" : plural(report.monthsToRepair.count, "month")) from the raw files (generation \(r.generation))")
+            output("repaired: rebuilt \(damagedManifest ? "every month" : plural(report.monthsToRepair.count, "month")) from the raw files (generation \(r.generation))")
             report = try verifier.verify(deep: deep)
             printReport(report)
         }
@@ -36,11 +36,11 @@ struct Verify: ParsableCommand {
 
     func printReport(_ r: StoreVerifier.Report) {
         for f in r.findings {
-            if f.kind == .rawFileChanged { print("note: \(f)") } else { printError("problem: \(f)") }
+            if f.kind == .rawFileChanged { output("note: \(f)") } else { printError("problem: \(f)") }
         }
         let scope = deep ? ", \(formatCount(r.rawFilesChecked)) raw files compared" : ""
-        print("\(r.problems.isEmpty ? "ok" : plural(r.problems.count, "problem")): \(plural(r.segmentsChecked, "segment")), "
+        output("\(r.problems.isEmpty ? "ok" : plural(r.problems.count, "problem")): \(plural(r.segmentsChecked, "segment")), "
             + "\(plural(r.blocksChecked, "block")), \(plural(r.samplesChecked, "sample")) checked\(scope)")
-        if !r.problems.isEmpty && !repair { print("`tsdb verify --repair\(deep ? " --deep" : "")` rebuilds the affected months from the raw files") }
+        if !r.problems.isEmpty && !repair { output("`tsdb verify --repair\(deep ? " --deep" : "")` rebuilds the affected months from the raw files") }
     }
 }

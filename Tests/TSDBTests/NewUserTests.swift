@@ -78,6 +78,18 @@ import Testing
         #expect(head.status == 0 && head.stderr.isEmpty, "\(head.status) \(head.stderr)")
     }
 
+    @Test func demoWritesItsStepsInOrderAndNoticesAFullDisk() throws {
+        let folder = TemporaryFolder("demo-order")
+        defer { folder.cleanup() }
+        let r = try tsdbShell(["demo", "--dir", folder.path + "/a", "--days", "3"])
+        let steps = ["1. generating", "2. compacting", "3. what is stored", "type ", "4. queries", "5. tsdb verify"]
+        let positions = steps.map { r.stdout.range(of: $0)?.lowerBound }
+        #expect(r.status == 0 && positions.allSatisfy { $0 != nil }, "\(r.stdout)")
+        #expect(zip(positions, positions.dropFirst()).allSatisfy { $0! < $1! }, "\(r.stdout)")
+        let full = try tsdbShell(["demo", "--dir", folder.path + "/b", "--days", "3"], "> /dev/full")
+        #expect(full.status == 1 && full.stderr.contains("cannot write the output"))
+    }
+
     @Test func secondBucketsOverWeeksStreamInBoundedMemory() throws {
         let store = try generatedStore("stream", days: 12)
         defer { store.cleanup() }
