@@ -9,7 +9,7 @@ struct Export: ParsableCommand {
     @Option(help: "Only this type (default: all).")
     var type: String?
 
-    @Option(help: "Time range, as for `tsdb query`.")
+    @Option(help: "Time range, as for `tsdb query` (a date as the end is included). Default: everything.")
     var range: String?
 
     @OptionGroup var zoneOption: ZoneOption

@@ -6,8 +6,10 @@ struct Query: ParsableCommand {
         abstract: "Samples of one type in a time range, or aggregates of them per bucket.",
         discussion: """
         TYPE is a HealthKit identifier or short name, case-insensitive: HeartRate, StepCount (Steps), \
-        SleepAnalysis (Sleep), Workout, … RANGE is 2025, 2025-03, 2025-03-01, 2025-03-01..2025-04-01, \
-        or instants such as 2025-03-01T08:00+01:00..2025-03-01T12:00Z; dates are in --tz.
+        SleepAnalysis (Sleep), Workout, … RANGE is 2025, 2025-03, 2025-03-01, or A..B of those or of \
+        instants such as 2025-03-01T08:00+01:00; dates are in --tz; either side of .. may be empty. \
+        A date as the end is included (2025-01..2025-03 is January to March, 2025-03-01..2025-03-07 \
+        seven days); an instant as the end is excluded. --verbose prints the resolved instants.
 
         With --bucket or --stats, prints aggregates: cumulative types (steps, distance, energy, …) \
         default to sum, discrete types (heart rate, HRV, body mass, …) to count,min,max,mean, \
@@ -19,7 +21,7 @@ struct Query: ParsableCommand {
     @Argument(help: "Sample type, e.g. HeartRate.")
     var type: String
 
-    @Option(help: "Time range; default: everything.")
+    @Option(help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-07 (a date as the end is included). Default: everything.")
     var range: String?
 
     @Option(help: "minute, hour, day, week, month, year, or a duration such as 15m, 6h.")
