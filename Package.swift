@@ -25,7 +25,10 @@ let package = Package(
         ),
         .target(
             name: "TSDB",
-            dependencies: ["CTSDBZstd", "CTSDBLZ4"]
+            dependencies: ["CTSDBZstd", "CTSDBLZ4"],
+            // Test-only hooks (fault injection, fuzz checks) exist in debug builds only, as
+            // swift-system's ENABLE_MOCKING: release builds carry no trace of them.
+            swiftSettings: [.define("TSDB_TESTING", .when(configuration: .debug))]
         ),
         .executableTarget(
             name: "tsdb",

@@ -87,6 +87,9 @@ struct TSDBCommand: ParsableCommand {
         case .corruption:
             return "\n  The store is damaged: `tsdb compact` rebuilds the damaged months from the raw files "
                 + "(`tsdb verify` lists them; `tsdb compact --rebuild` rebuilds everything)."
+        case .notFound where error.path?.hasSuffix("/tsdb/MANIFEST") == true:
+            let folder = String(error.path!.dropLast("/tsdb/MANIFEST".count))
+            return "\n  To create it, run `tsdb compact \(folder)` first."
         case .unsupportedVersion:
             return "\n  The store was written by another version of tsdb: `tsdb compact --rebuild` rebuilds it."
         default:

@@ -15,7 +15,7 @@ for target in raw-json segment; do
     segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v2/*.seg) ;;
   esac
   echo "building $target"
-  swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDBFuzz -g \
+  swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDBFuzz -g -D TSDB_TESTING \
     -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 $engine "$entry" -o "$out/$target" 2>&1 \
     | grep -v "Cannot export local symbol" || true
   corpus="$out/corpus-$target"

@@ -199,7 +199,10 @@ import Testing
         defer { folder.cleanup() }
         folder.write("{}", to: "raw/.keep")
         let e = caught { _ = try Store(at: folder.path) }
-        #expect(e?.kind == .notFound && e?.message.contains("tsdb compact") == true)
+        #expect(e?.kind == .notFound && e?.message.contains("no compacted store") == true)
+        // The advice is the command line's.
+        let r = try tsdbShell(["types", "--store", folder.path])
+        #expect(r.status == 1 && r.stderr.contains("run `tsdb compact \(folder.path)` first"), "\(r.stderr)")
     }
 
     @Test func layoutAcceptsImportsRootAppleHealthFolderAndStoreFolder() throws {

@@ -44,7 +44,7 @@ import Testing
         let report = try StoreVerifier(layout: layout).verify(deep: false)
         #expect(report.problems.count == 1)
         #expect(report.problems.first?.kind == .damagedSegment && report.problems.first?.path == path)
-        #expect(report.monthsToRepair == [Int32(2025 * 12 + 3)])
+        #expect(report.monthsToRepair == [MonthIndex(year: 2025, month: 4)])
         try repair(layout, report)
         #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
     }

@@ -131,7 +131,7 @@ let benchmarks: @Sendable () -> Void = {
             try store.forEachBlock(of: heartRate) { segment, block in
                 for i in 0..<block.count {
                     guard let v = block.value(at: i, in: segment) else { continue }
-                    let d = block.starts[i] / 86_400_000_000
+                    let d = block.start(at: i) / 86_400_000_000
                     let old = days[d] ?? (0, .infinity, -.infinity, 0)
                     days[d] = (old.0 + 1, min(old.1, v), max(old.2, v), old.3 + v)
                 }

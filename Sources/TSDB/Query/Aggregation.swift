@@ -17,11 +17,11 @@ public enum Statistic: String, Sendable, CaseIterable {
         var out: [Statistic] = []
         for part in text.split(separator: ",") {
             guard let s = Statistic(rawValue: String(part).trimmingSpaces.lowercased()) else {
-                throw TSDBError(.invalidInput, "unknown statistic \"\(part)\"; choose from " + allCases.map(\.rawValue).joined(separator: ","))
+                throw TSDBError.invalidInput("unknown statistic \"\(part)\"; choose from " + allCases.map(\.rawValue).joined(separator: ","))
             }
             if !out.contains(s) { out.append(s) }
         }
-        guard !out.isEmpty else { throw TSDBError(.invalidInput, "--stats needs at least one statistic") }
+        guard !out.isEmpty else { throw TSDBError.invalidInput("--stats needs at least one statistic") }
         return out
     }
 }

@@ -18,7 +18,7 @@ public enum BucketSpec: Sendable, Equatable, CustomStringConvertible {
         if let last = text.last, let unit = scale[last], let n = Int64(text.dropLast()), n > 0 {
             return .fixed(seconds: n * unit)
         }
-        throw TSDBError(.invalidInput, "bucket \"\(text)\" is not minute, hour, day, week, month, year or a duration like 15m, 6h, 2d")
+        throw TSDBError.invalidInput("bucket \"\(text)\" is not minute, hour, day, week, month, year or a duration like 15m, 6h, 2d")
     }
 
     public var description: String {

@@ -10,10 +10,10 @@ extension Store {
         try FileSystem.makeDirectories(directory)
         if let target = FileSystem.realPath(directory), let raw = FileSystem.realPath(layout.rawDirectory),
            target == raw || target.hasPrefix(raw + "/") {
-            throw TSDBError(.invalidInput, "refusing to export into the raw folder \(raw): raw files are never written", path: directory)
+            throw TSDBError.invalidInput("refusing to export into the raw folder \(raw): raw files are never written", path: directory)
         }
         let wanted = Set(types ?? self.types.map(\.type))
-        let months = Set(manifest.segments.filter { wanted.contains($0.type) }.map { $0.year * 12 + $0.month - 1 }).sorted()
+        let months = Set(manifest.segments.filter { wanted.contains($0.type) }.map(\.monthIndex)).sorted()
         var byDate: [String: [Sample]] = [:]
         var files = 0, samples = 0
         func flush(before date: String?) throws(TSDBError) {
@@ -28,9 +28,7 @@ extension Store {
             }
         }
         for m in months {
-            let (y, mo) = (m / 12, m % 12 + 1)
-            let monthStart = ISO8601.days(year: y, month: mo, day: 1) * ISO8601.microsPerDay
-            let monthEnd = ISO8601.days(year: mo == 12 ? y + 1 : y, month: mo == 12 ? 1 : mo + 1, day: 1) * ISO8601.microsPerDay
+            let (monthStart, monthEnd) = (m.start, m.next.start)
             for type in wanted.sorted() {
                 var cursor = try self.samples(of: type, from: max(from, monthStart), to: min(to, monthEnd))
                 while let s = try cursor.next() { byDate[DayFileWriter.localDate(s.start), default: []].append(s) }

@@ -16,14 +16,21 @@ import Darwin
 ///                                from: march, to: april)
 /// while let sample = try cursor.next() { print(sample.start, sample.value) }
 /// ```
-public final class Store: @unchecked Sendable {
+public final class Store: Sendable {
     public let layout: StoreLayout
+    /// The generation read and the segments opened so far, shared by the threads that query.
+    private struct State {
+        var manifest: Manifest
+        var openSegments: [String: SegmentReader] = [:]
+    }
+
+    private let state: Locked<State>
+    /// Type kinds and names (`types.json` beside `raw/`), read when the store opens.
+    public let catalog: TypeCatalog
+
     /// The generation this store reads; replaced by a newer one only when a compaction has removed
     /// a file of this one (see ``segments(of:from:to:overlapping:)``).
-    public private(set) var manifest: Manifest
-    private var openSegments: [String: SegmentReader] = [:]
-    /// Type kinds and names (`types.json` beside `raw/`), read once.
-    public private(set) lazy var catalog = TypeCatalog(layout: layout)
+    public var manifest: Manifest { state.withLock { $0.manifest } }
 
     /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
     public convenience init(at path: String) throws(TSDBError) {
@@ -33,9 +40,10 @@ public final class Store: @unchecked Sendable {
     public init(layout: StoreLayout) throws(TSDBError) {
         self.layout = layout
         guard FileSystem.exists(layout.manifestPath) else {
-            throw TSDBError(.notFound, "no compacted store here yet; run `tsdb compact \(layout.appleHealthDirectory)` first", path: layout.manifestPath)
+            throw TSDBError.notFound("no compacted store here yet (no manifest)", path: layout.manifestPath)
         }
-        manifest = try Manifest.read(at: layout.manifestPath)
+        state = Locked(State(manifest: try Manifest.read(at: layout.manifestPath)))
+        catalog = TypeCatalog(layout: layout)
     }
 
     /// One stored type with its totals.
@@ -75,21 +83,24 @@ public final class Store: @unchecked Sendable {
         var attempt = 0
         while true {
             do throws(TSDBError) {
-                var out: [SegmentReader] = []
-                for entry in manifest.segments where entry.type == type && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from) && entry.firstStart < to {
-                    out.append(try segment(entry))
+                return try state.withLock { (state) throws(TSDBError) -> [SegmentReader] in
+                    var out: [SegmentReader] = []
+                    for entry in state.manifest.segments where entry.type == type && entry.firstStart < to
+                        && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from) {
+                        out.append(try segment(entry, in: &state))
+                    }
+                    return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
                 }
-                return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
             } catch where error.errno == ENOENT && attempt < 3 {
                 attempt += 1
-                manifest = try Manifest.read(at: layout.manifestPath)
-                openSegments = [:]
+                let newest = try Manifest.read(at: layout.manifestPath)
+                state.withLock { $0 = State(manifest: newest) }
             }
         }
     }
 
-    func segment(_ entry: Manifest.SegmentEntry) throws(TSDBError) -> SegmentReader {
-        if let open = openSegments[entry.path] { return open }
+    private func segment(_ entry: Manifest.SegmentEntry, in state: inout State) throws(TSDBError) -> SegmentReader {
+        if let open = state.openSegments[entry.path] { return open }
         let path = layout.storeDirectory + "/" + entry.path
         let reader: SegmentReader
         do {
@@ -101,9 +112,9 @@ public final class Store: @unchecked Sendable {
         }
         guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize else {
             DamageLog.record(layout, segment: entry.path)
-            throw TSDBError(.corruption, "segment does not match the manifest (type, sample count or size differ)", path: path)
+            throw TSDBError.corrupt("segment does not match the manifest (type, sample count or size differ)", path: path)
         }
-        openSegments[entry.path] = reader
+        state.openSegments[entry.path] = reader
         return reader
     }
 

@@ -36,13 +36,13 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
             let from = a.isEmpty ? nil : try point(a, zone: zone, text: text).start
             let to = b.isEmpty ? nil : try point(b, zone: zone, text: text).exclusiveEnd
             if let from, let to, to < from {
-                throw TSDBError(.invalidInput, "range \"\(text)\" ends before it starts")
+                throw TSDBError.invalidInput("range \"\(text)\" ends before it starts")
             }
             return TimeRange(from: from, to: to)
         }
         let p = try point(t, zone: zone, text: text)
         guard let end = p.end else {
-            throw TSDBError(.invalidInput, "\"\(text)\" is an instant, not a range; write \(t)..<end> or a date such as 2025-03")
+            throw TSDBError.invalidInput("\"\(text)\" is an instant, not a range; write \(t)..<end> or a date such as 2025-03")
         }
         return TimeRange(from: p.start, to: end)
     }
@@ -51,7 +51,7 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
     private static func point(_ s: String, zone: TimeZoneRules, text: String) throws(TSDBError) -> Point {
         let u = Array(s.utf8)
         func bad() -> TSDBError {
-            TSDBError(.invalidInput, "cannot read \"\(s)\" in range \"\(text)\"; expected 2025, 2025-03, 2025-03-01, 2025-03-01T08:00[+01:00] or A..B")
+            TSDBError.invalidInput("cannot read \"\(s)\" in range \"\(text)\"; expected 2025, 2025-03, 2025-03-01, 2025-03-01T08:00[+01:00] or A..B")
         }
         func num(_ r: Range<Int>) throws(TSDBError) -> Int {
             guard r.upperBound <= u.count else { throw bad() }

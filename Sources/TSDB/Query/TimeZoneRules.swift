@@ -29,13 +29,13 @@ public struct TimeZoneRules: Sendable, Equatable {
             return .fixed(seconds: Int32(t.form.offsetMinutes) * 60)
         }
         guard !name.contains(".."), !name.hasPrefix("/"), !name.isEmpty else {
-            throw TSDBError(.invalidInput, "\"\(name)\" is not a time zone name")
+            throw TSDBError.invalidInput("\"\(name)\" is not a time zone name")
         }
         for dir in zoneDirectories where FileSystem.exists(dir + "/" + name) && !FileSystem.isDirectory(dir + "/" + name) {
             let file = try MappedFile(path: dir + "/" + name)
             return try file.withBytes { (b) throws(TSDBError) in try parse(b, identifier: name, path: file.path) }
         }
-        throw TSDBError(.notFound, "unknown time zone \"\(name)\"; " + suggestions(for: name))
+        throw TSDBError.notFound("unknown time zone \"\(name)\"; " + suggestions(for: name))
     }
 
     /// Zones to suggest for a name that is not one: a region's zones, or names close to it.

@@ -36,11 +36,11 @@ public enum TypeNames {
         let listing = stored.isEmpty ? "the store holds no samples yet"
             : "it has " + stored.map(shortName).sorted().joined(separator: ", ")
         if let known = aliases[key] ?? HealthKitTypes.allIdentifiers.first(where: matches) {
-            throw TSDBError(.notFound, "this store has no \(shortName(known)) samples (\(known)); \(listing)")
+            throw TSDBError.notFound("this store has no \(shortName(known)) samples (\(known)); \(listing)")
         }
         let close = closest(to: name, among: stored.map(shortName) + aliases.keys.filter { stored.contains(aliases[$0]!) })
         let hint = close.isEmpty ? listing : "did you mean " + close.joined(separator: " or ") + "?"
-        throw TSDBError(.notFound, "no type named \"\(name)\"; \(hint)")
+        throw TSDBError.notFound("no type named \"\(name)\"; \(hint)")
     }
 
     /// Up to three of `candidates` close to `name`: same prefix, or a small edit distance

@@ -17,7 +17,7 @@ struct ParsedDayFile {
     var rawMetadataCanonicalID: [Int32] = []
     /// ``ContentHash`` of the file's bytes and the UTC months its samples start in (set by the compactor).
     var contentHash: UInt64 = 0
-    var months: [Int32] = []
+    var months: [MonthIndex] = []
 }
 
 /// Parses a day file (Formats/raw-json-v1.md) into packed samples.
@@ -31,7 +31,7 @@ enum DayFileParser {
         do {
             try parseTopLevel(&scanner, &result)
         } catch {
-            throw TSDBError(.invalidInput, error.message, path: path, offset: error.offset, line: scanner.line(of: error.offset))
+            throw TSDBError.invalidInput(error.message, path: path, offset: error.offset, line: scanner.line(of: error.offset))
         }
         return result
     }

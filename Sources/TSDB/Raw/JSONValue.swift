@@ -32,7 +32,7 @@ public indirect enum JSONValue: Sendable, Equatable {
             guard s.atEnd else { throw s.fail("unexpected content after the JSON value") }
             return v
         } catch {
-            throw TSDBError(.invalidInput, error.message, path: path, offset: error.offset, line: s.line(of: error.offset))
+            throw TSDBError.invalidInput(error.message, path: path, offset: error.offset, line: s.line(of: error.offset))
         }
     }
 

@@ -22,7 +22,7 @@ struct RawListing {
 /// read: the layout is the contract (Formats/raw-json-v1.md §1).
 enum RawFileDiscovery {
     static func find(rawDirectory: String) throws(TSDBError) -> RawListing {
-        guard FileSystem.isDirectory(rawDirectory) else { throw TSDBError(.notFound, "raw folder not found", path: rawDirectory) }
+        guard FileSystem.isDirectory(rawDirectory) else { throw TSDBError.notFound("raw folder not found", path: rawDirectory) }
         let rawReal = FileSystem.realPath(rawDirectory) ?? rawDirectory
         var out = RawListing()
         func digits(_ s: String) -> Bool { s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
@@ -48,17 +48,17 @@ enum RawFileDiscovery {
                     let stem = file.name.hasSuffix(".json") ? String(file.name.dropLast(5)) : ""
                     guard DayFileParser.isCalendarDate(stem) else { out.ignored.append(path); continue }
                     guard stem.hasPrefix(year.name + "-" + month.name + "-") else {
-                        out.skipped.append(TSDBError(.invalidInput, "day file is in the wrong folder: \(stem) belongs in "
+                        out.skipped.append(TSDBError.invalidInput("day file is in the wrong folder: \(stem) belongs in "
                             + "\(stem.prefix(4))/\(stem.dropFirst(5).prefix(2))/; not compacted", path: path))
                         continue
                     }
                     guard !file.isDirectory else {
-                        out.skipped.append(TSDBError(.invalidInput, "is a folder named like a day file; expected a JSON file", path: path))
+                        out.skipped.append(TSDBError.invalidInput("is a folder named like a day file; expected a JSON file", path: path))
                         continue
                     }
                     if file.isSymlink {
                         guard let target = FileSystem.realPath(path), target.hasPrefix(rawReal + "/") else {
-                            out.skipped.append(TSDBError(.invalidInput, "symbolic link pointing outside the raw folder; not followed", path: path))
+                            out.skipped.append(TSDBError.invalidInput("symbolic link pointing outside the raw folder; not followed", path: path))
                             continue
                         }
                     }

@@ -23,10 +23,22 @@ public final class DecodedBlock {
         UnsafeMutableBufferPointer(start: storage + c.rawValue * capacity, count: count)
     }
 
-    /// Start instants, µs since the epoch (UTC), non-decreasing.
-    public var starts: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.start)) }
+    /// Start instants, µs since the epoch (UTC), non-decreasing. Valid until the next decode.
+    var starts: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.start)) }
     /// End instants, µs since the epoch (UTC), each ≥ its start (decoding turns durations into ends).
-    public var ends: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.duration)) }
+    var ends: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.duration)) }
+
+    /// The start of sample `i` (`0 ..< count`), µs since the epoch (UTC).
+    public func start(at i: Int) -> Int64 {
+        precondition(i >= 0 && i < count, "sample \(i) outside the block's \(count)")
+        return starts[i]
+    }
+
+    /// The end of sample `i` (`0 ..< count`), µs since the epoch (UTC).
+    public func end(at i: Int) -> Int64 {
+        precondition(i >= 0 && i < count && decodedColumns.contains(.duration), "sample \(i) outside the block, or ends not decoded")
+        return ends[i]
+    }
     var forms: UnsafeMutableBufferPointer<Int64> { column(.form) }
     var valueTags: UnsafeMutableBufferPointer<Int64> { column(.valueTag) }
     var mantissas: UnsafeMutableBufferPointer<Int64> { column(.mantissa) }
@@ -37,6 +49,7 @@ public final class DecodedBlock {
 
     /// The numeric value of sample `i` (nil for null/absent values).
     public func value(at i: Int, in segment: SegmentReader) -> Double? {
+        precondition(i >= 0 && i < count, "sample \(i) outside the block's \(count)")
         let tag = UInt8(truncatingIfNeeded: valueTags[i])
         if tag >= ValueTag.decimalBase {
             return Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]

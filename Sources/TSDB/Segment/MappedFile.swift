@@ -24,7 +24,7 @@ final class MappedFile: @unchecked Sendable {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw Self.ioError("cannot stat", path) }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw TSDBError(.invalidInput, "not a regular file", path: path)
+            throw TSDBError.invalidInput("not a regular file", path: path)
         }
         count = Int(st.st_size)
         owned = false
@@ -63,6 +63,6 @@ final class MappedFile: @unchecked Sendable {
 
     static func ioError(_ what: String, _ path: String) -> TSDBError {
         let code = errno
-        return TSDBError(.io, "\(what) file: \(String(cString: strerror(code)))", path: path, errno: code)
+        return TSDBError.io("\(what) file: \(String(cString: strerror(code)))", path: path, errno: code)
     }
 }

@@ -64,7 +64,7 @@ public final class SegmentReader: @unchecked Sendable {
         }
         let version = try header.u16("version")
         guard version == SegmentFormat.version else {
-            throw TSDBError(.unsupportedVersion, "segment format version \(version); this build reads version \(SegmentFormat.version)", offset: 8)
+            throw TSDBError.unsupportedVersion("segment format version \(version); this build reads version \(SegmentFormat.version)", offset: 8)
         }
         let flags = try header.u16("flags")
         let headerCRC = try header.u32("header CRC")

@@ -18,9 +18,9 @@ public struct CompactionOptions: Sendable {
     public var threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     /// Ignore the previous state and rebuild every segment from the raw files.
     public var rebuild = false
-    /// UTC months (`year * 12 + month - 1`) to rebuild from the raw files even if no raw file
-    /// changed: what `tsdb verify --repair` found damaged.
-    public var rebuildMonths: Set<Int32> = []
+    /// UTC months to rebuild from the raw files even if no raw file changed: what
+    /// `tsdb verify --repair` found damaged.
+    public var rebuildMonths: Set<MonthIndex> = []
     /// More added or changed files than this are handled by a full (streaming) rebuild, which
     /// keeps memory bounded; fewer are merged into the existing store.
     public var incrementalFileLimit = 64
@@ -54,9 +54,8 @@ public final class Compactor {
 
     struct MonthKey: Hashable, Comparable {
         var type: Int32
-        /// `year * 12 + month - 1`.
-        var month: Int32
-        static func < (a: MonthKey, b: MonthKey) -> Bool { (a.month, a.type) < (b.month, b.type) }
+        var month: MonthIndex
+        static func < (a: MonthKey, b: MonthKey) -> Bool { (a.month.rawValue, a.type) < (b.month.rawValue, b.type) }
     }
 
     var strings = ByteInterner()
@@ -188,7 +187,7 @@ public final class Compactor {
             return nil
         case .success(let parsed):
             if let date = parsed.date, date != file.dateText {
-                report.skipped.append(TSDBError(.invalidInput, "\"date\" is \"\(date)\" but the file name says \(file.dateText); file skipped", path: file.absolutePath))
+                report.skipped.append(TSDBError.invalidInput("\"date\" is \"\(date)\" but the file name says \(file.dateText); file skipped", path: file.absolutePath))
                 return nil
             }
             report.filesRead += 1
@@ -199,7 +198,7 @@ public final class Compactor {
         }
     }
 
-    func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [Int32]) -> Manifest.RawFileEntry {
+    func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [MonthIndex]) -> Manifest.RawFileEntry {
         Manifest.RawFileEntry(path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
                               contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: months)
     }
@@ -233,8 +232,8 @@ public final class Compactor {
     }
 
     /// The sorted UTC months the samples start in.
-    static func months(of samples: [PackedSample]) -> [Int32] {
-        var out = Set<Int32>()
+    static func months(of samples: [PackedSample]) -> [MonthIndex] {
+        var out = Set<MonthIndex>()
         var start = Int64.max, end = Int64.min
         for s in samples where s.start < start || s.start >= end {
             let m = month(of: s.start)
@@ -246,16 +245,16 @@ public final class Compactor {
 
     /// Moves a file's samples whose month passes `keep` into the per-(type, month) buffers,
     /// re-numbering its strings. Returns the months of all its samples.
-    func merge(_ parsed: ParsedDayFile, keep: (Int32) -> Bool) -> [Int32] {
+    func merge(_ parsed: ParsedDayFile, keep: (MonthIndex) -> Bool) -> [MonthIndex] {
         var remap = [Int32](repeating: 0, count: parsed.strings.count)
         for id in 0..<parsed.strings.count {
             remap[id] = parsed.strings.withBytes(Int32(id)) { strings.intern($0) }
         }
         @inline(__always) func map(_ id: Int32) -> Int32 { id >= 0 ? remap[Int(id)] : id }
-        var monthStart = Int64.max, monthEnd = Int64.min, monthIndex: Int32 = 0, keepMonth = false
+        var monthStart = Int64.max, monthEnd = Int64.min, monthIndex = MonthIndex(rawValue: 0), keepMonth = false
         // Consecutive samples mostly share a (type, month): append to a local run and hand it
         // over when the key changes, instead of hashing the key for every sample.
-        var runKey = MonthKey(type: -1, month: 0)
+        var runKey = MonthKey(type: -1, month: MonthIndex(rawValue: 0))
         var run: [PackedSample] = []
         func handOver() {
             guard !run.isEmpty else { return }
@@ -286,12 +285,9 @@ public final class Compactor {
     }
 
     /// The UTC calendar month of an instant: its index and bounds in µs.
-    static func month(of micros: Int64) -> (index: Int32, start: Int64, end: Int64) {
-        let (day, _) = ISO8601.floorDivide(micros, ISO8601.microsPerDay)
-        let (y, m, _) = ISO8601.civil(day)
-        let start = ISO8601.days(year: y, month: m, day: 1) * ISO8601.microsPerDay
-        let end = ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1) * ISO8601.microsPerDay
-        return (Int32(y * 12 + m - 1), start, end)
+    static func month(of micros: Int64) -> (index: MonthIndex, start: Int64, end: Int64) {
+        let m = MonthIndex.containing(micros)
+        return (m.month, m.start, m.end)
     }
 
     // MARK: Writing segments
@@ -299,8 +295,7 @@ public final class Compactor {
     /// Writes every pending (type, month) whose month ends before day `day`.
     func flush(before day: Int64) throws(TSDBError) {
         for key in pending.keys.sorted() {
-            let (y, m) = (Int(key.month) / 12, Int(key.month) % 12 + 1)
-            let nextMonthDay = ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1)
+            let nextMonthDay = key.month.next.start / ISO8601.microsPerDay
             guard day == .max || nextMonthDay <= day else { continue }
             var samples = pending.removeValue(forKey: key)!
             try writeSegment(key, &samples)
@@ -309,7 +304,7 @@ public final class Compactor {
 
     func writeSegment(_ key: MonthKey, _ samples: inout [PackedSample]) throws(TSDBError) {
         Self.sortAndDeduplicate(&samples)
-        let (y, m) = (Int(key.month) / 12, Int(key.month) % 12 + 1)
+        let (y, m) = (key.month.year, key.month.month)
         let type = strings.string(key.type)
         var writer = SegmentWriter()
         writer.blockSamples = options.blockSamples

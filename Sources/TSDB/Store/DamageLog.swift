@@ -31,11 +31,11 @@ enum DamageLog {
 }
 
 extension Compactor {
-    /// UTC months (`year * 12 + month - 1`) whose published segments must be rebuilt: a segment
+    /// UTC months whose published segments must be rebuilt: a segment
     /// that is missing, has the wrong size, or that a read found damaged (``DamageLog``).
-    func damagedMonths(in manifest: Manifest) -> (months: Set<Int32>, findings: [String]) {
+    func damagedMonths(in manifest: Manifest) -> (months: Set<MonthIndex>, findings: [String]) {
         let reported = DamageLog.read(layout)
-        var months = Set<Int32>()
+        var months = Set<MonthIndex>()
         var findings: [String] = []
         for segment in manifest.segments {
             let path = layout.storeDirectory + "/" + segment.path
@@ -48,7 +48,7 @@ extension Compactor {
                 problem = "missing"
             }
             if let problem {
-                months.insert(Int32(segment.year * 12 + segment.month - 1))
+                months.insert(segment.monthIndex)
                 findings.append("\(path): \(problem); rebuilding \(monthKey(year: segment.year, month: segment.month)) from the raw files")
             }
         }

@@ -27,7 +27,7 @@ extension Compactor {
     }
 
     /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
-    func incremental(_ plan: IncrementalPlan, previous: Manifest, rebuilding damaged: Set<Int32>,
+    func incremental(_ plan: IncrementalPlan, previous: Manifest, rebuilding damaged: Set<MonthIndex>,
                      progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
         var entries: [String: Manifest.RawFileEntry] = [:]
         for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
@@ -54,7 +54,7 @@ extension Compactor {
             if old != nil { rebuild.formUnion(parsed.months); report.filesChanged += 1 } else { report.filesAdded += 1 }
             fresh.append((file, parsed))
         }
-        var append = Set<Int32>()
+        var append = Set<MonthIndex>()
         for (_, p) in fresh { append.formUnion(p.months) }
         append.subtract(rebuild)
         report.filesUnchanged = plan.unchanged.count
@@ -92,8 +92,8 @@ extension Compactor {
         // Only the (type, month) pairs that received new samples are rewritten.
         let appended = Set(pending.keys.filter { append.contains($0.month) }.map { MonthKey(type: $0.type, month: $0.month) })
         var carried: [Manifest.SegmentEntry] = []
-        for segment in previous.segments where append.contains(Int32(segment.year * 12 + segment.month - 1)) {
-            let key = MonthKey(type: strings.intern(segment.type), month: Int32(segment.year * 12 + segment.month - 1))
+        for segment in previous.segments where append.contains(segment.monthIndex) {
+            let key = MonthKey(type: strings.intern(segment.type), month: segment.monthIndex)
             if appended.contains(key) { try loadStored(segment) } else { carried.append(segment) }
         }
         try flush(before: .max)
@@ -103,7 +103,7 @@ extension Compactor {
 
         var manifest = Manifest()
         let replaced = rebuild.union(append)
-        manifest.segments = (previous.segments.filter { !replaced.contains(Int32($0.year * 12 + $0.month - 1)) } + carried + written.values)
+        manifest.segments = (previous.segments.filter { !replaced.contains($0.monthIndex) } + carried + written.values)
             .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
         manifest.rawFiles = entries.values.sorted { $0.path < $1.path }
         return manifest
@@ -114,7 +114,7 @@ extension Compactor {
     /// from the decoded columns without creating strings per sample.
     func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
         let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
-        let key = MonthKey(type: strings.intern(entry.type), month: Int32(entry.year * 12 + entry.month - 1))
+        let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
         func ids(_ table: [OptionalText]) -> [Int32] {
             table.map { t in
                 switch t {

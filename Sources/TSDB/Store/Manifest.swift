@@ -30,8 +30,8 @@ public struct Manifest: Sendable, Equatable {
         /// content from a real change.
         public var contentHash: UInt64
         public var sampleCount: Int
-        /// UTC months (`year * 12 + month - 1`) its samples start in: the months to rebuild when it changes.
-        public var months: [Int32]
+        /// UTC months its samples start in: the months to rebuild when it changes.
+        public var months: [MonthIndex]
     }
 
     public var generation: UInt64 = 0
@@ -56,7 +56,7 @@ public struct Manifest: Sendable, Equatable {
         for r in rawFiles {
             w.string(r.path); w.u64(UInt64(r.size)); w.i64(r.mtimeNanoseconds); w.u64(r.contentHash); w.u64(UInt64(r.sampleCount))
             w.uvarint(UInt64(r.months.count))
-            for m in r.months { w.varint(Int64(m)) }
+            for m in r.months { w.varint(Int64(m.rawValue)) }
         }
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
@@ -70,7 +70,7 @@ public struct Manifest: Sendable, Equatable {
             guard try r.bytes(8, "magic").elementsEqual(magic) else { throw TSDBError.corrupt("bad manifest magic", offset: 0) }
             let version = try r.u16("version")
             guard version == Self.version else {
-                throw TSDBError(.unsupportedVersion, "manifest version \(version); this build reads version \(Self.version)", offset: 8)
+                throw TSDBError.unsupportedVersion("manifest version \(version); this build reads version \(Self.version)", offset: 8)
             }
             let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
             let computed = CRC32C.checksum(body)
@@ -95,7 +95,7 @@ public struct Manifest: Sendable, Equatable {
                 for _ in 0..<nm {
                     let month = try r.varint("month")
                     guard let m32 = Int32(exactly: month) else { throw r.fail("month index \(month) out of range") }
-                    entry.months.append(m32)
+                    entry.months.append(MonthIndex(rawValue: m32))
                 }
                 m.rawFiles.append(entry)
             }

@@ -27,8 +27,8 @@ public struct StoreLayout: Sendable, Equatable {
         var p = path
         while p.count > 1 && p.hasSuffix("/") { p.removeLast() }
         guard FileSystem.isDirectory(p) else {
-            guard FileSystem.exists(p) else { throw TSDBError(.notFound, "no such folder", path: path) }
-            throw TSDBError(.invalidInput, notAFolder(p), path: path)
+            guard FileSystem.exists(p) else { throw TSDBError.notFound("no such folder", path: path) }
+            throw TSDBError.invalidInput(notAFolder(p), path: path)
         }
         let candidates = [p, p + "/fitness/apple-health"]
         for c in candidates where FileSystem.isDirectory(c + "/raw") || FileSystem.exists(c + "/tsdb/MANIFEST") {
@@ -36,7 +36,7 @@ public struct StoreLayout: Sendable, Equatable {
         }
         if p.hasSuffix("/raw") || p == "raw" { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
         if FileSystem.exists(p + "/MANIFEST") { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
-        throw TSDBError(.notFound, "found neither raw/ nor fitness/apple-health/raw/ nor a tsdb store (MANIFEST) here", path: path)
+        throw TSDBError.notFound("found neither raw/ nor fitness/apple-health/raw/ nor a tsdb store (MANIFEST) here", path: path)
     }
 
     /// What a file given where a store folder was expected is, and what to give instead.

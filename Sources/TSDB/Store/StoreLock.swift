@@ -24,7 +24,7 @@ final class StoreLock {
             let holder = Self.readPid(fd)
             guard wait else {
                 close(fd)
-                throw TSDBError(.io, "another compaction is running on this store\(holder.map { " (pid \($0))" } ?? ""); try again when it ends",
+                throw TSDBError.io("another compaction is running on this store\(holder.map { " (pid \($0))" } ?? ""); try again when it ends",
                                 path: path, errno: EWOULDBLOCK)
             }
             onWait?(holder)

@@ -24,8 +24,8 @@ public struct StoreVerifier {
         }
         public var kind: Kind
         public var type: String?
-        /// UTC month, `year * 12 + month - 1`.
-        public var month: Int32?
+        /// The UTC month.
+        public var month: MonthIndex?
         public var path: String?
         public var detail: String
 
@@ -35,7 +35,7 @@ public struct StoreVerifier {
         public var description: String {
             var parts = [kind.rawValue]
             if let type { parts.append(TypeNames.shortName(type)) }
-            if let month { parts.append(monthKey(year: Int(month) / 12, month: Int(month) % 12 + 1)) }
+            if let month { parts.append(month.description) }
             if let path { parts.append(path) }
             return parts.joined(separator: " · ") + ": " + detail
         }
@@ -50,7 +50,7 @@ public struct StoreVerifier {
         /// Problems that make the store disagree with itself or with the raw files.
         public var problems: [Finding] { findings.filter { $0.kind != .rawFileChanged } }
         /// Months `--repair` rebuilds.
-        public var monthsToRepair: Set<Int32> { Set(findings.filter(\.isRepairable).compactMap(\.month)) }
+        public var monthsToRepair: Set<MonthIndex> { Set(findings.filter(\.isRepairable).compactMap(\.month)) }
     }
 
     /// An error without its path (the finding names the file), with line and offset.
@@ -72,7 +72,7 @@ public struct StoreVerifier {
         }
         var readable: [String: SegmentReader] = [:]
         for (i, entry) in manifest.segments.enumerated() {
-            let month = Int32(entry.year * 12 + entry.month - 1)
+            let month = entry.monthIndex
             let path = layout.storeDirectory + "/" + entry.path
             func damaged(_ detail: String) {
                 report.findings.append(Finding(kind: .damagedSegment, type: entry.type, month: month, path: path, detail: detail))
@@ -141,7 +141,7 @@ public struct StoreVerifier {
             report.findings.append(Finding(kind: .rawFileUnreadable, path: e.path, detail: e.message))
         }
         // Pass 1: which months each raw file's samples start in.
-        var filesByMonth: [Int32: [RawFile]] = [:]
+        var filesByMonth: [MonthIndex: [RawFile]] = [:]
         for f in files {
             do throws(TSDBError) {
                 let parsed = try Self.parse(f)
@@ -152,8 +152,8 @@ public struct StoreVerifier {
             }
         }
         // Pass 2: month by month, expected (from raw) against stored.
-        var storedByMonth: [Int32: [Manifest.SegmentEntry]] = [:]
-        for s in manifest.segments { storedByMonth[Int32(s.year * 12 + s.month - 1), default: []].append(s) }
+        var storedByMonth: [MonthIndex: [Manifest.SegmentEntry]] = [:]
+        for s in manifest.segments { storedByMonth[s.monthIndex, default: []].append(s) }
         for month in Set(filesByMonth.keys).union(storedByMonth.keys).sorted() {
             var expected: [String: [Sample: String]] = [:]
             for f in filesByMonth[month] ?? [] {
@@ -203,7 +203,7 @@ public struct StoreVerifier {
         let mapped = try MappedFile(path: f.absolutePath)
         let parsed = try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: f.absolutePath) }
         if let date = parsed.date, date != f.dateText {
-            throw TSDBError(.invalidInput, "\"date\" is \"\(date)\" but the file name says \(f.dateText)", path: f.absolutePath)
+            throw TSDBError.invalidInput("\"date\" is \"\(date)\" but the file name says \(f.dateText)", path: f.absolutePath)
         }
         return parsed
     }

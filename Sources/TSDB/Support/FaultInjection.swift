@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 
+#if TSDB_TESTING
 /// Makes chosen file operations fail, to prove that a failure at any step leaves a consistent
 /// store (leveldb's fault-injecting Env, in miniature). Inactive unless a test installs a rule;
 /// a rule applies only to paths under its folder, so tests running in parallel are unaffected.
@@ -65,7 +66,15 @@ public enum FaultInjection {
     /// Throws the injected failure for `operation` on `path`, if any.
     static func fail(_ operation: Operation, _ path: String) throws(TSDBError) {
         if let code = check(operation, path) {
-            throw TSDBError(.io, "cannot \(operation.rawValue) file: \(String(cString: strerror(code))) (injected)", path: path, errno: code)
+            throw TSDBError.io("cannot \(operation.rawValue) file: \(String(cString: strerror(code))) (injected)", path: path, errno: code)
         }
     }
 }
+#else
+/// Release builds: no fault injection; the calls compile to nothing.
+enum FaultInjection {
+    enum Operation { case create, write, fsync, rename }
+
+    @inline(__always) static func fail(_ operation: Operation, _ path: String) throws(TSDBError) {}
+}
+#endif

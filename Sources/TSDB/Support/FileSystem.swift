@@ -120,10 +120,10 @@ enum FileSystem {
     /// commands that write files refuse a folder that already holds something.
     static func requireEmptyOrMissing(_ directory: String, _ what: String) throws(TSDBError) {
         guard exists(directory) else { return }
-        guard isDirectory(directory) else { throw TSDBError(.invalidInput, "is not a folder; \(what)", path: directory) }
+        guard isDirectory(directory) else { throw TSDBError.invalidInput("is not a folder; \(what)", path: directory) }
         let entries = try list(directory).filter { !$0.name.hasPrefix(".") }
         guard entries.isEmpty else {
-            throw TSDBError(.invalidInput, "already holds files (\(entries.prefix(3).map(\.name).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")); \(what)",
+            throw TSDBError.invalidInput("already holds files (\(entries.prefix(3).map(\.name).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")); \(what)",
                             path: directory)
         }
     }

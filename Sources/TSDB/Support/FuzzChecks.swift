@@ -1,3 +1,4 @@
+#if TSDB_TESTING
 /// The properties the fuzz targets check (Tests/Fuzz), here so the regression tests run the
 /// very same code on the inputs kept under Tests/Fuzz/crashes.
 
@@ -25,3 +26,4 @@ public func checkSegmentBytes(_ bytes: UnsafeRawBufferPointer) {
         for i in 0..<block.count { _ = reader.sample(i, of: block) }
     }
 }
+#endif

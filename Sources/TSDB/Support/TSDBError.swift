@@ -48,7 +48,25 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
         return copy
     }
 
+    // Factories, one per kind: `throw .invalidInput("…", path: p)`.
+
     static func corrupt(_ message: String, path: String? = nil, offset: Int? = nil) -> TSDBError {
-        TSDBError(.corruption, message, path: path, offset: offset)
+        TSDBError(Kind.corruption, message, path: path, offset: offset)
+    }
+
+    static func invalidInput(_ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil) -> TSDBError {
+        TSDBError(Kind.invalidInput, message, path: path, offset: offset, line: line)
+    }
+
+    static func notFound(_ message: String, path: String? = nil) -> TSDBError {
+        TSDBError(Kind.notFound, message, path: path)
+    }
+
+    static func unsupportedVersion(_ message: String, path: String? = nil, offset: Int? = nil) -> TSDBError {
+        TSDBError(Kind.unsupportedVersion, message, path: path, offset: offset)
+    }
+
+    static func io(_ message: String, path: String? = nil, errno: Int32? = nil) -> TSDBError {
+        TSDBError(Kind.io, message, path: path, errno: errno)
     }
 }

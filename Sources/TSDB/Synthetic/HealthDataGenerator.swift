@@ -45,7 +45,7 @@ public struct HealthDataGenerator {
         var rng = SplitMix64(seed: options.seed)
         let u = Array(options.startDate.utf8)
         guard DayFileParser.isCalendarDate(options.startDate) else {
-            throw TSDBError(.invalidInput, "start date \"\(options.startDate)\" is not YYYY-MM-DD")
+            throw TSDBError.invalidInput("start date \"\(options.startDate)\" is not YYYY-MM-DD")
         }
         try FileSystem.requireEmptyOrMissing(rawDirectory, "synthetic data is written only into a new or empty raw/ folder, "
             + "never over existing day files")
