@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "TSDB", targets: ["TSDB"]),
+        .library(name: "TSDBSynthetic", targets: ["TSDBSynthetic"]),
         .executable(name: "tsdb", targets: ["tsdb"]),
     ],
     dependencies: [
@@ -30,16 +31,22 @@ let package = Package(
             // swift-system's ENABLE_MOCKING: release builds carry no trace of them.
             swiftSettings: [.define("TSDB_TESTING", .when(configuration: .debug))]
         ),
+        // Realistic synthetic day files for the demo, tests and benchmarks.
+        .target(
+            name: "TSDBSynthetic",
+            dependencies: ["TSDB"]
+        ),
         .executableTarget(
             name: "tsdb",
             dependencies: [
                 "TSDB",
+                "TSDBSynthetic",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "TSDBTests",
-            dependencies: ["TSDB", "tsdb"]
+            dependencies: ["TSDB", "TSDBSynthetic", "tsdb"]
         ),
     ]
 )

@@ -15,6 +15,7 @@ let package = Package(
             name: "TSDBBenchmarks",
             dependencies: [
                 .product(name: "TSDB", package: "tsdb"),
+                .product(name: "TSDBSynthetic", package: "tsdb"),
                 .product(name: "Benchmark", package: "package-benchmark"),
             ],
             path: "Benchmarks/TSDBBenchmarks",

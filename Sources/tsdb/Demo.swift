@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArgumentParser
 import TSDB
+import TSDBSynthetic
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TSDB
+import TSDBSynthetic
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 /// Aggregates against brute-force oracles (issue 9): de-duplication of overlapping samples,
 /// count, aggregation styles, numerically stable standard deviation.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 /// Aggregates checked against an independent reference: bucket bounds from Foundation's
 /// Calendar, statistics computed plainly over the samples parsed from the raw JSON.

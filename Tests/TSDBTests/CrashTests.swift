@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 /// A store compacted from the first days, and a raw folder that has since gained days, lost one
 /// and had one rewritten: every interrupted compaction must leave the old state or the new one.

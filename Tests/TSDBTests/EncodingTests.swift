@@ -1,5 +1,6 @@
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 @Suite struct CRC32CTests {
     @Test func checkValue() {

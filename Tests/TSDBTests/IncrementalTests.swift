@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 @Suite(.serialized) struct IncrementalTests {
     func compact(_ dir: String, _ configure: (inout CompactionOptions) -> Void = { _ in }) throws -> CompactionReport {

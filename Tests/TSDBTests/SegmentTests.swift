@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 /// Builds segment bytes from samples the way the compactor does.
 func encodeSegment(_ samples: [Sample], blockSamples: Int = 64, codec: BlockCodec = .zstd) -> [UInt8] {

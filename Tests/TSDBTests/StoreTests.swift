@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 @Suite(.serialized) struct StoreTests {
     func compact(_ dir: String, blockSamples: Int = 256) throws -> CompactionReport {

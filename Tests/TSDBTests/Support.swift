@@ -1,5 +1,6 @@
 import Foundation
 @testable import TSDB
+@testable import TSDBSynthetic
 
 /// A fresh folder under the system temporary directory, removed by `cleanup()`.
 struct TemporaryFolder {

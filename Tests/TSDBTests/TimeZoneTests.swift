@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TSDB
+@testable import TSDBSynthetic
 
 @Suite struct TimeZoneTests {
     static let zones = ["Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Sydney", "Australia/Lord_Howe",

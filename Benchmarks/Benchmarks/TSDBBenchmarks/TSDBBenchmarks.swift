@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 @_spi(Benchmarks) import TSDB
+import TSDBSynthetic
 
 /// A generated year, compacted once per benchmark process, shared by the read benchmarks.
 let fixture: (directory: String, rawBytes: Int, heartRate: Int) = {

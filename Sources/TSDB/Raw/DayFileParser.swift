@@ -24,7 +24,7 @@ struct ParsedDayFile {
 ///
 /// Any violation throws ``TSDBError/Kind/invalidInput`` naming the byte offset and line; the
 /// caller attributes it to the file and skips that file.
-enum DayFileParser {
+package enum DayFileParser {
     static func parse(_ bytes: UnsafeRawBufferPointer, path: String? = nil) throws(TSDBError) -> ParsedDayFile {
         var scanner = JSONScanner(bytes)
         var result = ParsedDayFile()
@@ -77,7 +77,7 @@ enum DayFileParser {
         guard sawSamples else { throw s.fail("the day file has no \"samples\" array", at: 0) }
     }
 
-    static func isCalendarDate(_ text: String) -> Bool {
+    package static func isCalendarDate(_ text: String) -> Bool {
         let u = Array(text.utf8)
         guard u.count == 10, u[4] == 45, u[7] == 45 else { return false }
         func num(_ r: Range<Int>) -> Int? {

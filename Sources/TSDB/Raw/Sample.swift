@@ -25,7 +25,7 @@ public struct ExactDecimal: Hashable, Sendable, CustomStringConvertible {
         self.scale = scale
     }
 
-    static let powersOfTen: [Double] = (0...18).map { p in (0..<p).reduce(1.0) { acc, _ in acc * 10 } }
+    package static let powersOfTen: [Double] = (0...18).map { p in (0..<p).reduce(1.0) { acc, _ in acc * 10 } }
 
     public var doubleValue: Double { Double(mantissa) / Self.powersOfTen[Int(scale)] }
 

@@ -45,14 +45,14 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
 }
 
 /// Hand-written ISO 8601 parsing and formatting (no Foundation, no ICU; ~ns per timestamp).
-enum ISO8601 {
+package enum ISO8601 {
     struct Failure: Error { var message: String }
 
     static let microsPerSecond: Int64 = 1_000_000
-    static let microsPerDay: Int64 = 86_400 * microsPerSecond
+    package static let microsPerDay: Int64 = 86_400 * microsPerSecond
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    @inline(__always) static func days(year: Int, month: Int, day: Int) -> Int64 {
+    @inline(__always) package static func days(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -63,7 +63,7 @@ enum ISO8601 {
     }
 
     /// The date of a day number (`civil_from_days`).
-    @inline(__always) static func civil(_ z: Int64) -> (year: Int, month: Int, day: Int) {
+    @inline(__always) package static func civil(_ z: Int64) -> (year: Int, month: Int, day: Int) {
         let z = z + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -76,7 +76,7 @@ enum ISO8601 {
         return (Int(m <= 2 ? y + 1 : y), Int(m), Int(d))
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    package static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -162,7 +162,7 @@ enum ISO8601 {
                            isNegativeZero: negativeZero))
     }
 
-    static func format(_ micros: Int64, _ form: TimeForm) -> String {
+    package static func format(_ micros: Int64, _ form: TimeForm) -> String {
         var out = [UInt8]()
         out.reserveCapacity(32)
         append(micros, form, to: &out)
@@ -211,7 +211,7 @@ enum ISO8601 {
         }
     }
 
-    @inline(__always) static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+    @inline(__always) package static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let q = a / b, r = a % b
         return r < 0 ? (q - 1, r + b) : (q, r)
     }

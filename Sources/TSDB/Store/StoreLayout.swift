@@ -67,7 +67,7 @@ public struct StoreLayout: Sendable, Equatable {
     }
 }
 
-func monthKey(year: Int, month: Int) -> String {
+package func monthKey(year: Int, month: Int) -> String {
     let y = String(year), m = String(month)
     return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + (m.count == 1 ? "0" : "") + m
 }

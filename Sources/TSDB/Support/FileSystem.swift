@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// The few POSIX file operations the engine needs, with errors that name the path.
-enum FileSystem {
+package enum FileSystem {
     struct Entry {
         var name: String
         var isDirectory: Bool
@@ -58,7 +58,7 @@ enum FileSystem {
         #endif
     }
 
-    static func makeDirectories(_ path: String) throws(TSDBError) {
+    package static func makeDirectories(_ path: String) throws(TSDBError) {
         if isDirectory(path) { return }
         let parent = parentDirectory(path)
         if parent != path && !parent.isEmpty { try makeDirectories(parent) }
@@ -108,7 +108,7 @@ enum FileSystem {
 
     /// Writes a new file, failing if `path` exists: for commands that must never replace a
     /// file they did not create (generated and exported day files).
-    static func createNew(_ bytes: [UInt8], at path: String) throws(TSDBError) {
+    package static func createNew(_ bytes: [UInt8], at path: String) throws(TSDBError) {
         try FaultInjection.fail(.create, path)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MappedFile.ioError(errno == EEXIST ? "will not overwrite an existing file" : "cannot create", path) }
@@ -118,7 +118,7 @@ enum FileSystem {
 
     /// Throws unless `directory` is missing or empty (hidden files such as `.DS_Store` aside):
     /// commands that write files refuse a folder that already holds something.
-    static func requireEmptyOrMissing(_ directory: String, _ what: String) throws(TSDBError) {
+    package static func requireEmptyOrMissing(_ directory: String, _ what: String) throws(TSDBError) {
         guard exists(directory) else { return }
         guard isDirectory(directory) else { throw TSDBError.invalidInput("is not a folder; \(what)", path: directory) }
         let entries = try list(directory).filter { !$0.name.hasPrefix(".") }

@@ -54,7 +54,7 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
         TSDBError(Kind.corruption, message, path: path, offset: offset)
     }
 
-    static func invalidInput(_ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil) -> TSDBError {
+    package static func invalidInput(_ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil) -> TSDBError {
         TSDBError(Kind.invalidInput, message, path: path, offset: offset, line: line)
     }
 

@@ -1,3 +1,4 @@
+import TSDB
 /// Generates realistic Apple Health day files in the seed's layout, deterministically per seed.
 ///
 /// One person living in Europe/Paris (with EU daylight saving) who spends a week in Singapore:
