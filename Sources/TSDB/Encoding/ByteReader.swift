@@ -101,4 +101,12 @@ struct ByteReader {
         try need(n, what)
         position += n
     }
+
+    /// Reserved bytes: must be zero, so a later version can use them.
+    mutating func zeros(_ n: Int, _ what: String) throws(TSDBError) {
+        let at = fileOffset
+        guard try bytes(n, what).allSatisfy({ $0 == 0 }) else {
+            throw TSDBError.corrupt("\(context): \(what) bytes are not zero", offset: at)
+        }
+    }
 }

@@ -56,77 +56,43 @@ public final class SegmentReader: @unchecked Sendable {
         guard size >= SegmentFormat.headerSize + SegmentFormat.footerSize else {
             throw .corrupt("file is \(size) bytes, shorter than a header and footer (\(SegmentFormat.headerSize + SegmentFormat.footerSize)); truncated?", offset: 0)
         }
-        // §3 Header.
-        var header = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[0..<SegmentFormat.headerSize]), context: "header")
-        let magic = try header.bytes(8, "magic")
-        guard magic.elementsEqual(SegmentFormat.magic) else {
-            throw .corrupt("bad magic \(hex(magic)), expected \(hex(SegmentFormat.magic)) (not a tsdb segment)", offset: 0)
-        }
-        let version = try header.u16("version")
-        guard version == SegmentFormat.version else {
-            throw TSDBError.unsupportedVersion("segment format version \(version); this build reads version \(SegmentFormat.version)", offset: 8)
-        }
-        let flags = try header.u16("flags")
-        let headerCRC = try header.u32("header CRC")
-        let computedHeaderCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
-        guard headerCRC == computedHeaderCRC else {
-            throw .corrupt("header CRC is \(hex32(headerCRC)), computed \(hex32(computedHeaderCRC))", offset: 12)
-        }
-        guard flags == 0 else { throw .corrupt("header flags are \(flags), expected 0", offset: 10) }
-
-        // §7 Footer.
+        try SegmentHeader.check(UnsafeRawBufferPointer(rebasing: bytes[0..<SegmentFormat.headerSize]))
         let footerStart = size - SegmentFormat.footerSize
-        let footerBytes = UnsafeRawBufferPointer(rebasing: bytes[footerStart..<size])
-        guard UnsafeRawBufferPointer(rebasing: footerBytes[56..<64]).elementsEqual(SegmentFormat.magic) else {
-            throw .corrupt("footer magic missing at the end of the file; truncated or not a segment", offset: size - 8)
-        }
-        var footer = ByteReader(footerBytes, baseOffset: footerStart, context: "footer")
-        let dictOffset = try footer.u64("dictionary offset")
-        let dictStored = Int(try footer.u32("dictionary stored length"))
-        let dictRaw = Int(try footer.u32("dictionary raw length"))
-        let dictCRC = try footer.u32("dictionary CRC")
-        let dictCodecByte = try footer.u8("dictionary codec")
-        try footer.skip(3, "reserved")
-        let indexOffset = try footer.u64("index offset")
-        let blockCount = Int(try footer.u32("block count"))
-        let indexCRC = try footer.u32("index CRC")
-        let sampleCount = try footer.u64("sample count")
-        try footer.skip(4, "reserved")
-        let footerCRC = try footer.u32("footer CRC")
-        let computedFooterCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: footerBytes[0..<52]))
-        guard footerCRC == computedFooterCRC else {
-            throw .corrupt("footer CRC is \(hex32(footerCRC)), computed \(hex32(computedFooterCRC))", offset: footerStart + 52)
-        }
+        let footer = try SegmentFooter.decode(UnsafeRawBufferPointer(rebasing: bytes[footerStart..<size]), fileOffset: footerStart)
 
         // §6 Block index: sits right before the footer.
         // Every size check comes before the arithmetic it protects: fields are untrusted.
+        let blockCount = footer.blockCount
         let indexLength = blockCount * SegmentFormat.indexEntrySize
-        guard indexLength <= footerStart - SegmentFormat.headerSize, indexOffset == UInt64(footerStart - indexLength) else {
-            throw .corrupt("block index of \(blockCount) entries at offset \(indexOffset) does not end at the footer (\(footerStart))", offset: footerStart + 24)
+        guard indexLength <= footerStart - SegmentFormat.headerSize, footer.indexOffset == UInt64(footerStart - indexLength) else {
+            throw .corrupt("block index of \(blockCount) entries at offset \(footer.indexOffset) does not end at the footer "
+                + "(\(footerStart))", offset: footerStart + 24)
         }
         let indexStart = footerStart - indexLength
         let indexBytes = UnsafeRawBufferPointer(rebasing: bytes[indexStart..<footerStart])
-        guard CRC32C.checksum(indexBytes) == indexCRC else {
-            throw .corrupt("block index CRC mismatch (stored \(hex32(indexCRC)), computed \(hex32(CRC32C.checksum(indexBytes))))", offset: indexStart)
+        let indexCRC = CRC32C.checksum(indexBytes)
+        guard indexCRC == footer.indexCRC else {
+            throw .corrupt("block index CRC mismatch (stored \(hex32(footer.indexCRC)), computed \(hex32(indexCRC)))", offset: indexStart)
         }
 
         // §4 Dictionary: sits right before the index.
-        guard dictStored <= indexStart - SegmentFormat.headerSize, dictOffset == UInt64(indexStart - dictStored) else {
-            throw .corrupt("dictionary of \(dictStored) bytes at offset \(dictOffset) does not end at the index (\(indexStart))", offset: footerStart)
+        let dictStored = footer.dictionaryStoredLength
+        guard dictStored <= indexStart - SegmentFormat.headerSize, footer.dictionaryOffset == UInt64(indexStart - dictStored) else {
+            throw .corrupt("dictionary of \(dictStored) bytes at offset \(footer.dictionaryOffset) does not end at the index "
+                + "(\(indexStart))", offset: footerStart)
         }
         let dictStart = indexStart - dictStored
-        guard let dictCodec = BlockCodec(rawValue: dictCodecByte) else {
-            throw .corrupt("unknown dictionary codec \(dictCodecByte)", offset: footerStart + 20)
-        }
         let dictStoredBytes = UnsafeRawBufferPointer(rebasing: bytes[dictStart..<indexStart])
-        guard CRC32C.checksum(dictStoredBytes) == dictCRC else {
-            throw .corrupt("dictionary CRC mismatch (stored \(hex32(dictCRC)), computed \(hex32(CRC32C.checksum(dictStoredBytes))))", offset: dictStart)
+        let dictCRC = CRC32C.checksum(dictStoredBytes)
+        guard dictCRC == footer.dictionaryCRC else {
+            throw .corrupt("dictionary CRC mismatch (stored \(hex32(footer.dictionaryCRC)), computed \(hex32(dictCRC)))", offset: dictStart)
         }
-        guard dictRaw <= 1 << 30 else { throw .corrupt("dictionary raw length \(dictRaw) is implausible", offset: footerStart + 12) }
-        let dictionary = try decompressed(dictStoredBytes, codec: dictCodec, rawLength: dictRaw, offset: dictStart) { (raw) throws(TSDBError) in
+        let dictionary = try decompressed(dictStoredBytes, codec: footer.dictionaryCodec, rawLength: footer.dictionaryRawLength,
+                                          offset: dictStart) { (raw) throws(TSDBError) in
             try parseDictionary(raw, offset: dictStart)
         }
 
+        // Entries, in file order: blocks are contiguous from the header to the dictionary.
         var locations: [BlockLocation] = []
         var summaries: [BlockSummary] = []
         locations.reserveCapacity(blockCount)
@@ -137,43 +103,27 @@ public final class SegmentReader: @unchecked Sendable {
         var previousLastStart = Int64.min
         for i in 0..<blockCount {
             let entryOffset = r.fileOffset
-            let rawOffset = try r.u64("block offset")
-            let stored = Int(try r.u32("stored length"))
-            let raw = Int(try r.u32("raw length"))
-            let crc = try r.u32("block CRC")
-            let count = Int(try r.u32("sample count"))
-            let codecByte = try r.u8("codec")
-            let exponent = try r.u8("time unit")
-            try r.skip(2, "reserved")
-            let valueCount = Int(try r.u32("value count"))
-            let summary = BlockSummary(sampleCount: count, valueCount: valueCount, firstStart: try r.i64(), lastStart: try r.i64(),
-                                       maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(), sumOfSquaredDeviations: try r.f64())
+            let entry = try IndexEntry.decode(&r, index: i)
             func bad(_ what: String) -> TSDBError { .corrupt("block \(i): \(what)", offset: entryOffset) }
-            guard rawOffset == UInt64(expectedOffset) else { throw bad("starts at \(rawOffset), expected \(expectedOffset) (blocks are contiguous)") }
-            let offset = expectedOffset
-            guard stored <= dictStart - offset else { throw bad("\(stored) stored bytes run past the dictionary at \(dictOffset)") }
-            guard let codec = BlockCodec(rawValue: codecByte) else { throw bad("unknown codec \(codecByte)") }
-            guard exponent <= SegmentFormat.maxTimeUnitExponent else { throw bad("time unit exponent \(exponent) > \(SegmentFormat.maxTimeUnitExponent)") }
-            guard count >= 1, count <= SegmentFormat.maxBlockSamples else { throw bad("sample count \(count) outside 1...\(SegmentFormat.maxBlockSamples)") }
-            guard valueCount <= count else { throw bad("value count \(valueCount) exceeds sample count \(count)") }
-            guard summary.sumOfSquaredDeviations >= 0 else {
-                throw bad("sum of squared deviations \(summary.sumOfSquaredDeviations) is not ≥ 0")
+            let location = entry.location, summary = entry.summary
+            guard location.offset == expectedOffset else {
+                throw bad("starts at \(location.offset), expected \(expectedOffset) (blocks are contiguous)")
             }
-            guard raw <= count * 9 * 12 + 64 else { throw bad("raw length \(raw) is implausible for \(count) samples") }
-            guard summary.firstStart <= summary.lastStart, summary.firstStart >= previousLastStart, summary.maxEnd >= summary.lastStart else {
-                throw bad("start/end summary out of order")
+            guard location.storedLength <= dictStart - location.offset else {
+                throw bad("\(location.storedLength) stored bytes run past the dictionary at \(dictStart)")
             }
+            guard summary.firstStart >= previousLastStart else { throw bad("starts before the previous block ends") }
             previousLastStart = summary.lastStart
-            locations.append(BlockLocation(offset: offset, storedLength: stored, rawLength: raw, crc: crc, codec: codec, timeUnitExponent: exponent))
+            locations.append(location)
             summaries.append(summary)
-            expectedOffset = offset + stored
-            total += count
+            expectedOffset = location.offset + location.storedLength
+            total += summary.sampleCount
         }
         guard expectedOffset == dictStart else {
             throw .corrupt("blocks end at \(expectedOffset) but the dictionary starts at \(dictStart)", offset: indexStart)
         }
-        guard UInt64(total) == sampleCount else {
-            throw .corrupt("blocks hold \(total) samples, footer says \(sampleCount)", offset: footerStart + 40)
+        guard UInt64(total) == footer.sampleCount else {
+            throw .corrupt("blocks hold \(total) samples, footer says \(footer.sampleCount)", offset: footerStart + 40)
         }
         return (dictionary, locations, summaries, total)
     }

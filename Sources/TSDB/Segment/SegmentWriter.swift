@@ -13,18 +13,9 @@ struct SegmentWriter {
 
     /// Encodes `samples` as a complete segment file image.
     func encode(type: String, year: Int, month: Int, samples: UnsafeBufferPointer<PackedSample>, strings: ByteInterner) -> [UInt8] {
-        var dictionary = SegmentDictionary(type: type, year: year, month: month)
-        var units = DictionaryBuilder(), sources = DictionaryBuilder(), devices = DictionaryBuilder()
-        var metadata = DictionaryBuilder(), numberTexts = DictionaryBuilder()
-        var formIDs: [UInt64: Int64] = [:]
-        var lastForm: (key: UInt64, id: Int64) = (.max, -1)
-
+        var dictionary = DictionaryTables(type: type, year: year, month: month)
         var out = ByteWriter(capacity: samples.count * 2 + 4096)
-        out.append(SegmentFormat.magic)
-        out.u16(SegmentFormat.version)
-        out.u16(0)
-        out.u32(out.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<12])) })
-
+        SegmentHeader.encode(into: &out)
         var index = ByteWriter(capacity: (samples.count / blockSamples + 1) * SegmentFormat.indexEntrySize)
         var columns = BlockColumns(capacity: min(blockSamples, samples.count))
         var blockStart = 0
@@ -32,97 +23,61 @@ struct SegmentWriter {
         while blockStart < samples.count {
             let blockEnd = Self.blockEnd(samples, from: blockStart, limit: blockSamples, daySplit: daySplitSamples)
             let block = UnsafeBufferPointer(rebasing: samples[blockStart..<blockEnd])
-            columns.reset()
-            var summary = BlockSummary(sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
-                                       lastStart: block.last!.start, maxEnd: .min, minValue: .infinity,
-                                       maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
-            var mean = 0.0, reference: Double?
-            let exponent = Self.timeUnitExponent(block)
-            let unit = SegmentFormat.powersOfTen[Int(exponent)]
-            for s in block {
-                columns[.start].append((s.start - summary.firstStart) / unit)
-                columns[.duration].append((s.end - s.start) / unit)
-                summary.maxEnd = max(summary.maxEnd, s.end)
-                if s.forms != lastForm.key {
-                    lastForm = (s.forms, formIDs[s.forms] ?? {
-                        let id = Int64(dictionary.forms.count)
-                        dictionary.forms.append(s.forms)
-                        formIDs[s.forms] = id
-                        return id
-                    }())
-                }
-                columns[.form].append(lastForm.id)
-                columns[.valueTag].append(Int64(s.valueTag))
-                var numeric: Double? = nil
-                if s.valueTag == ValueTag.numberText {
-                    let id = numberTexts.id(Int32(truncatingIfNeeded: s.mantissa), strings)
-                    columns[.mantissa].append(id - SegmentFormat.firstDictionaryID)
-                    numeric = strings.withBytes(Int32(truncatingIfNeeded: s.mantissa)) { Double(String(decoding: $0, as: UTF8.self)) }
-                } else {
-                    columns[.mantissa].append(s.mantissa)
-                    if s.valueTag >= ValueTag.decimalBase {
-                        numeric = ExactDecimal(mantissa: s.mantissa, scale: s.valueTag - ValueTag.decimalBase).doubleValue
-                    }
-                }
-                if let v = numeric {
-                    summary.valueCount += 1
-                    summary.minValue = min(summary.minValue, v)
-                    summary.maxValue = max(summary.maxValue, v)
-                    summary.sum += v
-                    // Welford on values shifted by the block's first value: the squared deviations
-                    // from the block mean (segment-v2 §6) stay exact for large values.
-                    let x = v - (reference ?? v)
-                    if reference == nil { reference = v }
-                    let delta = x - mean
-                    mean += delta / Double(summary.valueCount)
-                    summary.sumOfSquaredDeviations += delta * (x - mean)
-                }
-                columns[.unit].append(units.id(s.unit, strings))
-                columns[.source].append(sources.id(s.source, strings))
-                columns[.device].append(devices.id(s.device, strings))
-                columns[.metadata].append(metadata.id(s.metadata, strings))
-            }
-            if summary.valueCount == 0 { summary.sum = 0; summary.sumOfSquaredDeviations = 0 }
+            let (summary, exponent) = fill(&columns, with: block, dictionary: &dictionary, strings: strings)
             let raw = columns.encode()
             let (stored, usedCodec) = compress(raw)
-            let offset = out.count
-            out.append(stored)
-            let location = BlockLocation(offset: offset, storedLength: stored.count, rawLength: raw.count,
+            let location = BlockLocation(offset: out.count, storedLength: stored.count, rawLength: raw.count,
                                          crc: CRC32C.checksum(stored), codec: usedCodec, timeUnitExponent: exponent)
-            Self.writeIndexEntry(location, summary, into: &index)
+            out.append(stored)
+            IndexEntry(location: location, summary: summary).encode(into: &index)
             blockCount += 1
             blockStart = blockEnd
         }
 
-        dictionary.units = units.strings
-        dictionary.sources = sources.strings
-        dictionary.devices = devices.strings
-        dictionary.metadata = metadata.strings
-        dictionary.numberTexts = numberTexts.strings
-        let rawDictionary = Self.encodeDictionary(dictionary)
+        let rawDictionary = Self.encodeDictionary(dictionary.finished)
         let (storedDictionary, dictionaryCodec) = compress(rawDictionary)
         let dictionaryOffset = out.count
         out.append(storedDictionary)
         let indexOffset = out.count
         out.append(index.bytes)
-
-        // §7 Footer.
-        var footer = ByteWriter(capacity: SegmentFormat.footerSize)
-        footer.u64(UInt64(dictionaryOffset))
-        footer.u32(UInt32(storedDictionary.count))
-        footer.u32(UInt32(rawDictionary.count))
-        footer.u32(CRC32C.checksum(storedDictionary))
-        footer.u8(dictionaryCodec.rawValue)
-        footer.append([0, 0, 0])
-        footer.u64(UInt64(indexOffset))
-        footer.u32(UInt32(blockCount))
-        footer.u32(CRC32C.checksum(index.bytes))
-        footer.u64(UInt64(samples.count))
-        footer.u32(0)
-        footer.u32(CRC32C.checksum(footer.bytes))
-        footer.append(SegmentFormat.magic)
-        out.append(footer.bytes)
+        SegmentFooter(dictionaryOffset: UInt64(dictionaryOffset), dictionaryStoredLength: storedDictionary.count,
+                      dictionaryRawLength: rawDictionary.count, dictionaryCRC: CRC32C.checksum(storedDictionary),
+                      dictionaryCodec: dictionaryCodec, indexOffset: UInt64(indexOffset), blockCount: blockCount,
+                      indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64(samples.count)).encode(into: &out)
         return out.bytes
+    }
+
+    /// Fills the nine columns (§5.1) of one block and computes its summary (§6).
+    private func fill(_ columns: inout BlockColumns, with block: UnsafeBufferPointer<PackedSample>,
+                      dictionary: inout DictionaryTables, strings: ByteInterner) -> (BlockSummary, UInt8) {
+        columns.reset()
+        var summary = SummaryBuilder(block)
+        let exponent = Self.timeUnitExponent(block)
+        let unit = SegmentFormat.powersOfTen[Int(exponent)]
+        let firstStart = block.first!.start
+        for s in block {
+            columns[.start].append((s.start - firstStart) / unit)
+            columns[.duration].append((s.end - s.start) / unit)
+            columns[.form].append(dictionary.formID(s.forms))
+            columns[.valueTag].append(Int64(s.valueTag))
+            var numeric: Double? = nil
+            if s.valueTag == ValueTag.numberText {
+                let id = dictionary.numberTexts.id(Int32(truncatingIfNeeded: s.mantissa), strings)
+                columns[.mantissa].append(id - SegmentFormat.firstDictionaryID)
+                numeric = strings.withBytes(Int32(truncatingIfNeeded: s.mantissa)) { Double(String(decoding: $0, as: UTF8.self)) }
+            } else {
+                columns[.mantissa].append(s.mantissa)
+                if s.valueTag >= ValueTag.decimalBase {
+                    numeric = ExactDecimal(mantissa: s.mantissa, scale: s.valueTag - ValueTag.decimalBase).doubleValue
+                }
+            }
+            summary.add(end: s.end, value: numeric)
+            columns[.unit].append(dictionary.units.id(s.unit, strings))
+            columns[.source].append(dictionary.sources.id(s.source, strings))
+            columns[.device].append(dictionary.devices.id(s.device, strings))
+            columns[.metadata].append(dictionary.metadata.id(s.metadata, strings))
+        }
+        return (summary.finished, exponent)
     }
 
     /// Where the block starting at `start` ends (§5): at `limit` samples, or at the first sample
@@ -164,25 +119,6 @@ struct SegmentWriter {
         return (raw, .none)
     }
 
-    static func writeIndexEntry(_ l: BlockLocation, _ s: BlockSummary, into w: inout ByteWriter) {
-        w.u64(UInt64(l.offset))
-        w.u32(UInt32(l.storedLength))
-        w.u32(UInt32(l.rawLength))
-        w.u32(l.crc)
-        w.u32(UInt32(s.sampleCount))
-        w.u8(l.codec.rawValue)
-        w.u8(l.timeUnitExponent)
-        w.u16(0)
-        w.u32(UInt32(s.valueCount))
-        w.i64(s.firstStart)
-        w.i64(s.lastStart)
-        w.i64(s.maxEnd)
-        w.f64(s.minValue)
-        w.f64(s.maxValue)
-        w.f64(s.sum)
-        w.f64(s.sumOfSquaredDeviations)
-    }
-
     static func encodeDictionary(_ d: SegmentDictionary) -> [UInt8] {
         var w = ByteWriter()
         w.string(d.type)
@@ -200,6 +136,73 @@ struct SegmentWriter {
 
 /// Assigns segment dictionary ids (0 absent, 1 null, 2+k entry k) to interned strings,
 /// through a dense table indexed by interned id (no hashing per sample).
+/// A block's summary as its samples go by (§6). The squared deviations use Welford's update on
+/// values shifted by the block's first value, so they stay exact for large values.
+private struct SummaryBuilder {
+    var summary: BlockSummary
+    var mean = 0.0
+    var reference: Double?
+
+    init(_ block: UnsafeBufferPointer<PackedSample>) {
+        summary = BlockSummary(sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
+                               lastStart: block.last!.start, maxEnd: .min, minValue: .infinity,
+                               maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
+    }
+
+    @inline(__always) mutating func add(end: Int64, value: Double?) {
+        summary.maxEnd = max(summary.maxEnd, end)
+        guard let v = value else { return }
+        summary.valueCount += 1
+        summary.minValue = min(summary.minValue, v)
+        summary.maxValue = max(summary.maxValue, v)
+        summary.sum += v
+        let x = v - (reference ?? v)
+        if reference == nil { reference = v }
+        let delta = x - mean
+        mean += delta / Double(summary.valueCount)
+        summary.sumOfSquaredDeviations += delta * (x - mean)
+    }
+
+    var finished: BlockSummary {
+        var s = summary
+        if s.valueCount == 0 { s.sum = 0; s.sumOfSquaredDeviations = 0 }
+        return s
+    }
+}
+
+/// The segment's dictionaries (§4) as the blocks are written: strings re-numbered from the
+/// compactor's interner, time-form pairs in first-use order.
+private struct DictionaryTables {
+    var dictionary: SegmentDictionary
+    var units = DictionaryBuilder(), sources = DictionaryBuilder(), devices = DictionaryBuilder()
+    var metadata = DictionaryBuilder(), numberTexts = DictionaryBuilder()
+    var formIDs: [UInt64: Int64] = [:]
+    var lastForm: (key: UInt64, id: Int64) = (.max, -1)
+
+    init(type: String, year: Int, month: Int) { dictionary = SegmentDictionary(type: type, year: year, month: month) }
+
+    @inline(__always) mutating func formID(_ forms: UInt64) -> Int64 {
+        if forms != lastForm.key {
+            if let id = formIDs[forms] {
+                lastForm = (forms, id)
+            } else {
+                let id = Int64(dictionary.forms.count)
+                dictionary.forms.append(forms)
+                formIDs[forms] = id
+                lastForm = (forms, id)
+            }
+        }
+        return lastForm.id
+    }
+
+    var finished: SegmentDictionary {
+        var d = dictionary
+        (d.units, d.sources, d.devices, d.metadata, d.numberTexts)
+            = (units.strings, sources.strings, devices.strings, metadata.strings, numberTexts.strings)
+        return d
+    }
+}
+
 private struct DictionaryBuilder {
     var strings: [String] = []
     var ids: [Int64] = []
