@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "tsdb", targets: ["tsdb"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
     ],
     targets: [
         // System C libraries, imported only by the engine.

@@ -20,6 +20,6 @@ let package = Package(
             ],
             path: "Benchmarks/TSDBBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        ),
+        )
     ]
 )

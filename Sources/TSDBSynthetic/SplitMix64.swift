@@ -1,4 +1,5 @@
 import TSDB
+
 /// A small seedable generator (SplitMix64): the same seed gives the same data on every machine.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64

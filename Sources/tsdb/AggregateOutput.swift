@@ -15,7 +15,9 @@ enum AggregateFormat: String, CaseIterable {
 /// An instant as ISO 8601 in `zone`, with that zone's offset.
 func localTime(_ micros: Int64, _ zone: TimeZoneRules) -> String {
     let offset = zone.offset(atUTC: micros / 1_000_000)
-    return Timestamp(microseconds: micros, form: TimeForm(offsetMinutes: Int16(offset / 60), fractionDigits: 0, isZulu: false)).description
+    return Timestamp(
+        microseconds: micros, form: TimeForm(offsetMinutes: Int16(offset / 60), fractionDigits: 0, isZulu: false)
+    ).description
 }
 
 /// A number for people: integers plainly, others with up to 3 decimals.
@@ -51,7 +53,8 @@ struct AggregatePrinter {
 
     mutating func header(_ r: AggregateResult) {
         result = r
-        columns = r.kind == .category && r.statistics.isEmpty
+        columns =
+            r.kind == .category && r.statistics.isEmpty
             ? r.categoryValues.map { catalog.categoryName(r.type, $0) + " (min)" }
             : r.statistics.map(\.rawValue)
         let header = ["start", "end"] + columns

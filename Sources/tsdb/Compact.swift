@@ -5,25 +5,27 @@ struct Compact: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bring the store up to date with the raw day files (only what changed is redone).",
         discussion: """
-        DIR is the folder holding raw/ (…/fitness/apple-health) or a life-db imports/ root \
-        (default: --store, $TSDB_STORE, then the current folder). The store is written to DIR's \
-        tsdb/ folder; raw files are only read. Segments found missing or damaged are rebuilt from \
-        the raw files. Names under raw/ that are not day files are ignored (--verbose lists them). \
-        Exit status 2 means some files were skipped (listed on stderr).
-        """)
+            DIR is the folder holding raw/ (…/fitness/apple-health) or a life-db imports/ root \
+            (default: --store, $TSDB_STORE, then the current folder). The store is written to DIR's \
+            tsdb/ folder; raw files are only read. Segments found missing or damaged are rebuilt from \
+            the raw files. Names under raw/ that are not day files are ignored (--verbose lists them). \
+            Exit status 2 means some files were skipped (listed on stderr).
+            """)
 
     @Argument(help: "Folder holding raw/, or an imports/ root.")
     var directory: String?
 
     @OptionGroup var storeOption: StoreOption
 
-    @Option(help: """
-        Block compressor: lz4 (fastest to read), zstd (about 2% smaller) or none. \
-        Applies to segments as they are written: on an existing store, add --rebuild.
-        """)
+    @Option(
+        help: """
+            Block compressor: lz4 (fastest to read), zstd (about 2% smaller) or none. \
+            Applies to segments as they are written: on an existing store, add --rebuild.
+            """)
     var codec: String?
 
-    @Option(help: "zstd compression level (1–22): higher is smaller and slower to compact; reading speed barely changes.")
+    @Option(
+        help: "zstd compression level (1–22): higher is smaller and slower to compact; reading speed barely changes.")
     var zstdLevel: Int32?
 
     @Option(help: "Parser threads (default: one per core).")
@@ -47,10 +49,13 @@ struct Compact: ParsableCommand {
         }
         let layout = try directory.map { try StoreLayout.locate($0) } ?? storeOption.layout()
         var options = CompactionOptions()
-        let layoutOptions = [codec.map { _ in "--codec" }, zstdLevel.map { _ in "--zstd-level" }, blockSize.map { _ in "--block-size" }]
-            .compactMap { $0 }
+        let layoutOptions = [
+            codec.map { _ in "--codec" }, zstdLevel.map { _ in "--zstd-level" }, blockSize.map { _ in "--block-size" },
+        ]
+        .compactMap { $0 }
         if !rebuild, !layoutOptions.isEmpty, layout.hasStore {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 \(layoutOptions.joined(separator: ", ")) would apply only to the segments this run rewrites; \
                 add --rebuild to rewrite the whole store with them
                 """)
@@ -95,9 +100,12 @@ struct Compact: ParsableCommand {
             for w in report.warnings { printError("warning: \(w)") }
             for name in report.ignored { printError("ignored (not a day file): \(name)") }
         } else {
-            if !report.warnings.isEmpty { printError(plural(report.warnings.count, "warning") + " (--verbose lists them)") }
+            if !report.warnings.isEmpty {
+                printError(plural(report.warnings.count, "warning") + " (--verbose lists them)")
+            }
             if !report.ignored.isEmpty {
-                printError(plural(report.ignored.count, "name") + " under raw/ ignored: not day files (--verbose lists them)")
+                printError(
+                    plural(report.ignored.count, "name") + " under raw/ ignored: not day files (--verbose lists them)")
             }
         }
         output(summary(report, layout))
@@ -106,31 +114,38 @@ struct Compact: ParsableCommand {
 }
 
 func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
-    let bps = r.samplesStored > 0 ? Double(r.segmentBytes) / Double(r.samplesStored) : 0
-    let store = """
-      store:     \(plural(r.samplesStored, "sample")), \(plural(r.types, "type")), \(plural(r.segmentsTotal, "segment")), \(formatBytes(r.segmentBytes)), \(fixed(bps, 2)) bytes/sample
-      skipped:   \(plural(r.skipped.count, "file"))\(r.skipped.isEmpty ? "" : " (see above)")
-      location:  \(layout.storeDirectory) (generation \(r.generation))
-      memory:    \(peakResidentMemory().map { "peak \(formatBytes($0)) resident (mapped raw files included)" } ?? "n/a")
-    """
+    let bytesPerSample = r.samplesStored > 0 ? Double(r.segmentBytes) / Double(r.samplesStored) : 0
+    let memory = peakResidentMemory().map { "peak \(formatBytes($0)) resident (mapped raw files included)" } ?? "n/a"
+    let counts = [
+        plural(r.samplesStored, "sample"), plural(r.types, "type"), plural(r.segmentsTotal, "segment"),
+        formatBytes(r.segmentBytes), fixed(bytesPerSample, 2) + " bytes/sample",
+    ]
+    let store = [
+        "  store:     " + counts.joined(separator: ", "),
+        "  skipped:   " + plural(r.skipped.count, "file") + (r.skipped.isEmpty ? "" : " (see above)"),
+        "  location:  \(layout.storeDirectory) (generation \(r.generation))",
+        "  memory:    " + memory,
+    ].joined(separator: "\n")
+    let milliseconds = fixed(r.elapsedSeconds * 1000, 1)
     if r.upToDate {
-        return "up to date: \(plural(r.filesUnchanged, "day file")) unchanged (checked in \(fixed(r.elapsedSeconds * 1000, 1)) ms)\n" + store
+        return "up to date: \(plural(r.filesUnchanged, "day file")) unchanged (checked in \(milliseconds) ms)\n" + store
     }
     if !r.isFullRebuild {
-        return """
-        updated in \(fixed(r.elapsedSeconds * 1000, 1)) ms: \(plural(r.filesAdded, "day file")) added, \(r.filesChanged) changed, \
-        \(r.filesDeleted) deleted, \(formatCount(r.filesUnchanged)) unchanged\(r.filesTouched > 0 ? ", \(r.filesTouched) touched (same content)" : "")
-          months:    \(r.monthsRebuilt) rebuilt from raw files, \(r.monthsAppended) extended with new files; \
-        \(plural(r.segmentsWritten, "segment")) written
-
-        """ + store
+        let touched = r.filesTouched > 0 ? ", \(r.filesTouched) touched (same content)" : ""
+        let files =
+            "\(plural(r.filesAdded, "day file")) added, \(r.filesChanged) changed, \(r.filesDeleted) deleted, "
+            + "\(formatCount(r.filesUnchanged)) unchanged" + touched
+        let months =
+            "\(r.monthsRebuilt) rebuilt from raw files, \(r.monthsAppended) extended with new files; "
+            + "\(plural(r.segmentsWritten, "segment")) written"
+        return "updated in \(milliseconds) ms: \(files)\n  months:    \(months)\n" + store
     }
-    let mbps = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
-    return """
-    compacted \(plural(r.filesRead, "day file")) (\(formatBytes(r.bytesRead)) of JSON) in \(fixed(r.elapsedSeconds, 2)) s — \
-    \(fixed(mbps, 0)) MB/s
-      samples:   \(formatCount(r.samplesRead)) read, \(formatCount(r.duplicatesDropped)) identical repeats (within or across \
-    day files) stored once
-
-    """ + store
+    let throughput = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
+    let read =
+        "compacted \(plural(r.filesRead, "day file")) (\(formatBytes(r.bytesRead)) of JSON) in "
+        + "\(fixed(r.elapsedSeconds, 2)) s — \(fixed(throughput, 0)) MB/s"
+    let samples =
+        "\(formatCount(r.samplesRead)) read, \(formatCount(r.duplicatesDropped)) identical repeats "
+        + "(within or across day files) stored once"
+    return read + "\n  samples:   " + samples + "\n" + store
 }

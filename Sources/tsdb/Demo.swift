@@ -1,16 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import TSDB
 import TSDBSynthetic
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Generate a year of data, compact it, query it, and print the figures.",
-        discussion: "Uses a new temporary folder unless --dir is given. The folder is kept so you can keep querying it.")
+        discussion: "Uses a new temporary folder unless --dir is given. The folder is kept so you can keep querying it."
+    )
 
     @Option(help: "Folder to work in (default: a new temporary folder).")
     var dir: String?
@@ -20,7 +22,9 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         let directory: String
-        if let dir { directory = dir } else {
+        if let dir {
+            directory = dir
+        } else {
             var template = Array(((environment("TMPDIR") ?? "/tmp") + "/tsdb-demo-XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
             directory = String(cString: made)
@@ -41,15 +45,20 @@ struct Demo: ParsableCommand {
         guard let info = store.types.first(where: { $0.type == hr }) else { return }
         // The generated person lives in Paris: their days are Paris days.
         let zone = try TimeZoneRules.named(HealthDataGenerator.homeZone)
-        let middle = Timestamp(microseconds: info.firstStart + (info.lastStart - info.firstStart) / 3, form: .zulu).description
-        let firstDay = String(middle.prefix(10)), month = String(middle.prefix(7)), year = String(middle.prefix(4))
+        let middle = Timestamp(microseconds: info.firstStart + (info.lastStart - info.firstStart) / 3, form: .zulu)
+            .description
+        let firstDay = String(middle.prefix(10))
+        let month = String(middle.prefix(7))
+        let year = String(middle.prefix(4))
 
         let day = try ZoneOption.range(firstDay, in: zone)
         var clock = ContinuousClock.now
         var cursor = try store.samples(of: hr, from: day.from!, to: day.to!)
         var n = 0
         while try cursor.next() != nil { n += 1 }
-        output("   tsdb query HeartRate --range \(firstDay): \(formatCount(n)) samples in \(milliseconds(since: clock)) ms")
+        output(
+            "   tsdb query HeartRate --range \(firstDay): \(formatCount(n)) samples in \(milliseconds(since: clock)) ms"
+        )
 
         var o = AggregateOptions()
         o.zone = zone
@@ -57,8 +66,11 @@ struct Demo: ParsableCommand {
         let all = try ZoneOption.range(year, in: zone)
         clock = ContinuousClock.now
         let daily = try store.aggregate(hr, from: all.from, to: all.to, options: o)
-        output("\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): \(daily.rows.count) days in \(milliseconds(since: clock)) ms"
-              + " (\(daily.blocksFromSummaries) blocks from summaries, \(daily.blocksDecoded) decoded); the first five:")
+        let elapsed = milliseconds(since: clock)
+        output(
+            "\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): "
+                + "\(daily.rows.count) days in \(elapsed) ms (\(daily.blocksFromSummaries) blocks from summaries, "
+                + "\(daily.blocksDecoded) decoded); the first five:")
         printAggregate(daily.limited(to: 5), catalog: store.catalog, zone: zone, format: .table)
 
         o.bucket = .calendar(.week)
@@ -66,31 +78,45 @@ struct Demo: ParsableCommand {
         let steps = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: o)
         var raw = o
         raw.deduplicate = false
-        let doubled = try store.aggregate("HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: raw)
-        output("\n   tsdb query Steps --range \(month) --bucket week: watch and phone counted once (without de-duplication: \(human(doubled.rows.compactMap { $0.values[.sum] }.reduce(0, +))) steps)")
+        let doubled = try store.aggregate(
+            "HKQuantityTypeIdentifierStepCount", from: weeks.from, to: weeks.to, options: raw)
+        let doubleCounted = human(doubled.rows.compactMap { $0.values[.sum] }.reduce(0, +))
+        output(
+            "\n   tsdb query Steps --range \(month) --bucket week: watch and phone counted once "
+                + "(without de-duplication: \(doubleCounted) steps)")
         printAggregate(steps, catalog: store.catalog, zone: zone, format: .table)
 
         let nights = try store.sleepNights(from: day.from! - 2 * 86_400_000_000, to: day.to!, options: o)
         output("\n   tsdb sleep --range \(firstDay) (and the two nights before):")
         for n in nights {
-            output("     \(n.date): bed \(localTime(n.bedtime, zone).dropFirst(11).prefix(5)), up \(localTime(n.wakeTime, zone).dropFirst(11).prefix(5)), asleep \(Int(n.asleepSeconds) / 3600) h \(Int(n.asleepSeconds) / 60 % 60) min,"
-                  + " deep \(human((n.secondsByValue[4] ?? 0) / 60)) min, REM \(human((n.secondsByValue[5] ?? 0) / 60)) min")
+            func clock(_ t: Int64) -> Substring { localTime(t, zone).dropFirst(11).prefix(5) }
+            let asleep = "\(Int(n.asleepSeconds) / 3600) h \(Int(n.asleepSeconds) / 60 % 60) min"
+            let deep = human((n.secondsByValue[4] ?? 0) / 60)
+            let rem = human((n.secondsByValue[5] ?? 0) / 60)
+            output(
+                "     \(n.date): bed \(clock(n.bedtime)), up \(clock(n.wakeTime)), asleep \(asleep), "
+                    + "deep \(deep) min, REM \(rem) min")
         }
 
         let check = try StoreVerifier(layout: layout).verify(deep: false)
-        output("\n5. tsdb verify: \(check.problems.isEmpty ? "ok" : "\(check.problems.count) problems") — \(formatCount(check.segmentsChecked)) segments, \(formatCount(check.blocksChecked)) blocks, \(formatCount(check.samplesChecked)) samples checked")
-        output("""
+        let verdict = check.problems.isEmpty ? "ok" : plural(check.problems.count, "problem")
+        output(
+            "\n5. tsdb verify: \(verdict) — \(plural(check.segmentsChecked, "segment")), "
+                + "\(plural(check.blocksChecked, "block")), \(plural(check.samplesChecked, "sample")) checked")
+        output(
+            """
 
-        Try it yourself:
-          tsdb query HeartRate --range \(firstDay) --store \(directory)
-          tsdb query HeartRate --range \(year) --bucket day --tz \(HealthDataGenerator.homeZone) --store \(directory)
-          tsdb query HeartRate --range \(year) --bucket month --stats count,mean,p50,p95 --store \(directory)
-          tsdb query Steps --range \(month) --bucket day --format csv --store \(directory)
-          tsdb sleep --range \(month) --tz \(HealthDataGenerator.homeZone) --store \(directory)
-          tsdb workouts --range \(month) --with HeartRate --store \(directory)
-          tsdb verify --deep --store \(directory)
-        (delete \(directory) when done)
-        """)
+            Try it yourself:
+              tsdb query HeartRate --range \(firstDay) --store \(directory)
+              tsdb query HeartRate --range \(year) --bucket day --tz \(HealthDataGenerator.homeZone) \
+              --store \(directory)
+              tsdb query HeartRate --range \(year) --bucket month --stats count,mean,p50,p95 --store \(directory)
+              tsdb query Steps --range \(month) --bucket day --format csv --store \(directory)
+              tsdb sleep --range \(month) --tz \(HealthDataGenerator.homeZone) --store \(directory)
+              tsdb workouts --range \(month) --with HeartRate --store \(directory)
+              tsdb verify --deep --store \(directory)
+            (delete \(directory) when done)
+            """)
     }
 }
 
@@ -98,4 +124,3 @@ func milliseconds(since start: ContinuousClock.Instant) -> String {
     let d = ContinuousClock.now - start
     return fixed(Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15, 2)
 }
-

@@ -4,7 +4,10 @@ import TSDB
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write samples back out: as day files (the raw layout), NDJSON or CSV.",
-        discussion: "With --out DIR, writes DIR/YYYY/MM/YYYY-MM-DD.json day files (never into the raw folder). Without it, streams NDJSON or CSV to stdout.")
+        discussion:
+            "With --out DIR, writes DIR/YYYY/MM/YYYY-MM-DD.json day files (never into the raw folder). Without it, "
+            + "streams NDJSON or CSV to stdout."
+    )
 
     @Option(help: "Only this type (default: all).")
     var type: String?
@@ -28,19 +31,25 @@ struct Export: ParsableCommand {
         let types = try type.map { [try TypeNames.resolve($0, among: all)] } ?? all
         let r = try ZoneOption.range(range, in: zoneOption.rules())
         if out != nil, let format {
-            throw ValidationError("--format \(format) does not apply with --out, which writes day files (JSON); leave one out")
+            throw ValidationError(
+                "--format \(format) does not apply with --out, which writes day files (JSON); leave one out")
         }
         if let out {
-            let (files, samples) = try store.exportDayFiles(to: out, types: types, from: r.from ?? .min, to: r.to ?? .max)
+            let (files, samples) = try store.exportDayFiles(
+                to: out, types: types, from: r.from ?? .min, to: r.to ?? .max)
             printError("exported \(formatCount(samples)) samples into \(formatCount(files)) day files under \(out)")
             return
         }
-        guard let f = OutputFormat(rawValue: format ?? "ndjson"), f != .table else { throw ValidationError("--format must be ndjson, csv or json") }
+        guard let f = OutputFormat(rawValue: format ?? "ndjson"), f != .table else {
+            throw ValidationError("--format must be ndjson, csv or json")
+        }
         if f == .csv || f == .ndjson {
             let out = OutputBuffer()
             if f == .csv { out.write(DayFileWriter.csvHeader) }
             for t in types.sorted() {
-                try store.writeSamples(of: t, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson) { out.write(bytes: $0) }
+                try store.writeSamples(
+                    of: t, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson
+                ) { out.write(bytes: $0) }
             }
             out.flush()
             return

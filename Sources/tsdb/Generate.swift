@@ -5,7 +5,8 @@ import TSDBSynthetic
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write realistic synthetic Apple Health day files (deterministic for a seed).",
-        discussion: "Writes DIR/raw/YYYY/MM/YYYY-MM-DD.json. A year has about 0.36 M heart-rate samples; --heavy about 1.6 M.")
+        discussion:
+            "Writes DIR/raw/YYYY/MM/YYYY-MM-DD.json. A year has about 0.36 M heart-rate samples; --heavy about 1.6 M.")
 
     @Argument(help: "Folder to create raw/ in.")
     var directory: String
@@ -34,7 +35,8 @@ struct Generate: ParsableCommand {
         o.heartRateDensity = heavy ? HealthDataGenerator.heavyHeartRateDensity : 1
         o.edgeCases = edgeCases
         var bar = ProgressBar("generating")
-        let (files, samples) = try HealthDataGenerator(options: o).write(rawDirectory: directory + "/raw") { done, total in
+        let (files, samples) = try HealthDataGenerator(options: o).write(rawDirectory: directory + "/raw") {
+            done, total in
             bar.update(done: done, total: total, detail: "\(done)/\(total) days")
         }
         bar.finish()

@@ -5,23 +5,25 @@ struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Samples of one type in a time range, or aggregates of them per bucket.",
         discussion: """
-        TYPE is a HealthKit identifier or short name, case-insensitive: HeartRate, StepCount (Steps), \
-        SleepAnalysis (Sleep), Workout, … RANGE is 2025, 2025-03, 2025-03-01, or A..B of those or of \
-        instants such as 2025-03-01T08:00+01:00; dates are in --tz; either side of .. may be empty. \
-        A date as the end is included (2025-01..2025-03 is January to March, 2025-03-01..2025-03-07 \
-        seven days); an instant as the end is excluded. --verbose prints the resolved instants.
+            TYPE is a HealthKit identifier or short name, case-insensitive: HeartRate, StepCount (Steps), \
+            SleepAnalysis (Sleep), Workout, … RANGE is 2025, 2025-03, 2025-03-01, or A..B of those or of \
+            instants such as 2025-03-01T08:00+01:00; dates are in --tz; either side of .. may be empty. \
+            A date as the end is included (2025-01..2025-03 is January to March, 2025-03-01..2025-03-07 \
+            seven days); an instant as the end is excluded. --verbose prints the resolved instants.
 
-        With --bucket or --stats, prints aggregates: cumulative types (steps, distance, energy, …) \
-        default to sum, discrete types (heart rate, HRV, body mass, …) to count,min,max,mean, \
-        category types (sleep, stand hours) to time per value. Sums split interval samples across \
-        buckets by time (--assign start puts them in their start's bucket) and count time that \
-        several sources cover once, from the highest-priority source (--priority, --dedupe none).
-        """)
+            With --bucket or --stats, prints aggregates: cumulative types (steps, distance, energy, …) \
+            default to sum, discrete types (heart rate, HRV, body mass, …) to count,min,max,mean, \
+            category types (sleep, stand hours) to time per value. Sums split interval samples across \
+            buckets by time (--assign start puts them in their start's bucket) and count time that \
+            several sources cover once, from the highest-priority source (--priority, --dedupe none).
+            """)
 
     @Argument(help: "Sample type, e.g. HeartRate.")
     var type: String
 
-    @Option(help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-07 (a date as the end is included). Default: everything.")
+    @Option(
+        help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-07 (a date as the end is included). Default: everything."
+    )
     var range: String?
 
     @Option(help: "minute, hour, day, week, month, year, or a duration such as 15m, 6h.")
@@ -35,16 +37,19 @@ struct Query: ParsableCommand {
     @Option(help: "First day of weeks: monday … sunday (default monday).")
     var weekStart: String?
 
-    @Option(help: "Interval samples: prorate (split by time, the default) or start (whole sample in its start's bucket).")
+    @Option(
+        help: "Interval samples: prorate (split by time, the default) or start (whole sample in its start's bucket).")
     var assign: String?
 
-    @Option(help: """
-        Overlapping samples for sums and category times: priority (count each stretch of time once, \
-        the default) or none.
-        """)
+    @Option(
+        help: """
+            Overlapping samples for sums and category times: priority (count each stretch of time once, \
+            the default) or none.
+            """)
     var dedupe: String?
 
-    @Option(help: "Source priority, highest first, comma-separated substrings of source or device (default Watch,iPhone).")
+    @Option(
+        help: "Source priority, highest first, comma-separated substrings of source or device (default Watch,iPhone).")
     var priority: String?
 
     @Flag(help: "Include buckets with no data.")
@@ -56,7 +61,9 @@ struct Query: ParsableCommand {
     @Option(help: "Output: table, csv, json, ndjson or markdown.")
     var format: String = "table"
 
-    @Flag(help: "Print the in-process time of the query itself, and blocks decoded vs answered from summaries, to stderr.")
+    @Flag(
+        help: "Print the in-process time of the query itself, and blocks decoded vs answered from summaries, to stderr."
+    )
     var timings = false
 
     @Flag(help: "Print the resolved time range to stderr.")
@@ -71,8 +78,10 @@ struct Query: ParsableCommand {
         let r = try ZoneOption.range(range, in: zone)
         if verbose { printError("range: \(r.description(in: zone))") }
         guard bucket != nil || stats != nil else {
-            let aggregateOnly = [("--week-start", weekStart != nil), ("--assign", assign != nil), ("--dedupe", dedupe != nil),
-                                 ("--priority", priority != nil), ("--fill", fill), ("--timings", timings)]
+            let aggregateOnly = [
+                ("--week-start", weekStart != nil), ("--assign", assign != nil), ("--dedupe", dedupe != nil),
+                ("--priority", priority != nil), ("--fill", fill), ("--timings", timings),
+            ]
             if let given = aggregateOnly.first(where: \.1) {
                 throw ValidationError("\(given.0) applies to aggregates: add --bucket or --stats")
             }
@@ -83,27 +92,32 @@ struct Query: ParsableCommand {
         let f = try AggregateFormat.parse(format)
         let clock = ContinuousClock.now
         var printer = AggregatePrinter(catalog: store.catalog, zone: zone, format: f)
-        let result = try store.aggregate(identifier, from: r.from, to: r.to, options: options,
-                                         header: { printer.header($0) }, row: { printer.row($0) })
+        let result = try store.aggregate(
+            identifier, from: r.from, to: r.to, options: options,
+            header: { printer.header($0) }, row: { printer.row($0) })
         printer.finish()
         let elapsed = milliseconds(since: clock)
         if timings {
             let peak = peakResidentMemory().map { fixed(Double($0) / 1e6, 1) } ?? "n/a"
-            printError("timings: aggregate and output \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
-                + "\(result.blocksFromSummaries) answered from summaries, peak \(peak) MB resident")
+            printError(
+                "timings: aggregate and output \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
+                    + "\(result.blocksFromSummaries) answered from summaries, peak \(peak) MB resident")
         }
     }
 
     func writeSamples(_ store: Store, _ identifier: String, _ r: TimeRange, _ zone: TimeZoneRules) throws {
         guard let f = OutputFormat(rawValue: format) else {
-            throw ValidationError("--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError(
+                "--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if f == .csv || f == .ndjson {
             // Columnar fast path: rows are written straight from decoded blocks.
             let out = OutputBuffer()
             if f == .csv { out.write(DayFileWriter.csvHeader) }
-            try store.writeSamples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
-                                   source: source) { out.write(bytes: $0) }
+            try store.writeSamples(
+                of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
+                source: source
+            ) { out.write(bytes: $0) }
             out.flush()
             return
         }
@@ -120,7 +134,8 @@ struct Query: ParsableCommand {
         o.statistics = try stats.map { try Statistic.parseList($0) }
         let kind = store.catalog.kind(of: identifier)
         if let chosen = o.statistics, kind == .category, chosen != [.count] {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 \(TypeNames.shortName(identifier)) is a category type: its values are labels, so the only statistic \
                 is count (samples); without --stats it shows minutes per value
                 """)
@@ -133,11 +148,15 @@ struct Query: ParsableCommand {
             o.weekStart = ws + 1
         }
         if let assign {
-            guard ["prorate", "start"].contains(assign) else { throw ValidationError("--assign must be prorate or start") }
+            guard ["prorate", "start"].contains(assign) else {
+                throw ValidationError("--assign must be prorate or start")
+            }
             o.prorate = assign == "prorate"
         }
         if let dedupe {
-            guard ["priority", "none"].contains(dedupe) else { throw ValidationError("--dedupe must be priority or none") }
+            guard ["priority", "none"].contains(dedupe) else {
+                throw ValidationError("--dedupe must be priority or none")
+            }
             o.deduplicate = dedupe == "priority"
         }
         if let priority { o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() } }

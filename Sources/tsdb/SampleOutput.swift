@@ -20,7 +20,9 @@ struct SampleWriter {
         if format == .json {
             out.write("[")
         } else {
-            out.write(pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28) + "metadata\n")
+            out.write(
+                pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28)
+                    + "metadata\n")
         }
     }
 
@@ -38,9 +40,10 @@ struct SampleWriter {
             DayFileWriter.appendValue(s.value, to: &value)
             let start = zone.map { localTime(s.start.microseconds, $0) } ?? s.start.description
             let end = zone.map { localTime(s.end.microseconds, $0) } ?? s.end.description
-            line.append(contentsOf: (pad(start, 26) + pad(s.end == s.start ? "" : end, 26)
-                + pad(String(decoding: value, as: UTF8.self), 10) + pad(displaySafe(s.unit.string ?? ""), 10)
-                + pad(displaySafe(who), 28) + displaySafe(s.metadata.string ?? "") + "\n").utf8)
+            line.append(
+                contentsOf: (pad(start, 26) + pad(s.end == s.start ? "" : end, 26)
+                    + pad(String(decoding: value, as: UTF8.self), 10) + pad(displaySafe(s.unit.string ?? ""), 10)
+                    + pad(displaySafe(who), 28) + displaySafe(s.metadata.string ?? "") + "\n").utf8)
         }
         out.write(bytes: line)
     }
@@ -61,4 +64,3 @@ struct SampleWriter {
 func pad(_ s: String, _ width: Int) -> String {
     s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count)
 }
-

@@ -5,7 +5,10 @@ struct SleepCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sleep",
         abstract: "One row per night: bedtime, wake time, time in bed, asleep, minutes per stage.",
-        discussion: "A night runs noon to noon in --tz and belongs to the wake-up date. Samples from several sources covering the same time count once, from the highest-priority source.")
+        discussion:
+            "A night runs noon to noon in --tz and belongs to the wake-up date. Samples from several sources "
+            + "covering the same time count once, from the highest-priority source."
+    )
 
     @OptionGroup var report: ReportOptions
 
@@ -25,7 +28,10 @@ struct SleepCommand: ParsableCommand {
         let stages: [(Int64, String)] = [(2, "awake"), (3, "core"), (4, "deep"), (5, "rem"), (1, "unspecified")]
         let header = ["night", "bedtime", "wake", "in_bed_min", "asleep_min"] + stages.map { $0.1 + "_min" }
         let rows = nights.map { n in
-            [n.date, localTime(n.bedtime, zone), localTime(n.wakeTime, zone), human(n.inBedSeconds / 60), human(n.asleepSeconds / 60)]
+            [
+                n.date, localTime(n.bedtime, zone), localTime(n.wakeTime, zone), human(n.inBedSeconds / 60),
+                human(n.asleepSeconds / 60),
+            ]
                 + stages.map { human((n.secondsByValue[$0.0] ?? 0) / 60) }
         }
         printRows(header, rows, format: f)
@@ -33,11 +39,17 @@ struct SleepCommand: ParsableCommand {
 }
 
 struct Workouts: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List workouts: type, start, duration, distance, energy, and optionally another type during each.")
+    static let configuration = CommandConfiguration(
+        abstract: "List workouts: type, start, duration, distance, energy, and optionally another type during each.")
 
     @OptionGroup var report: ReportOptions
 
-    @Option(help: "Also show another type during each workout: min/mean/max of a discrete type (HeartRate), the sum of a cumulative one (StepCount).")
+    @Option(
+        help: """
+            Also show another type during each workout: min/mean/max of a discrete type (HeartRate), \
+            the sum of a cumulative one (StepCount).
+            """
+    )
     var with: String?
 
     func run() throws {
@@ -46,10 +58,15 @@ struct Workouts: ParsableCommand {
         let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
         var header = ["workout", "start", "duration_min", "distance", "energy"]
         let cumulative = other.map { store.catalog.kind(of: $0) == .cumulative } ?? false
-        if let other { header += (cumulative ? ["sum"] : ["min", "mean", "max"]).map { TypeNames.shortName(other) + "_" + $0 } }
+        if let other {
+            header += (cumulative ? ["sum"] : ["min", "mean", "max"]).map { TypeNames.shortName(other) + "_" + $0 }
+        }
         let rows = list.map { w -> [String] in
-            var row = [w.name, localTime(w.start, zone), human(Double(w.end - w.start) / 60e6),
-                       w.distance.map { human($0) + " " + (w.distanceUnit ?? "") } ?? "", w.energy.map { human($0) + " " + (w.energyUnit ?? "") } ?? ""]
+            var row = [
+                w.name, localTime(w.start, zone), human(Double(w.end - w.start) / 60e6),
+                w.distance.map { human($0) + " " + (w.distanceUnit ?? "") } ?? "",
+                w.energy.map { human($0) + " " + (w.energyUnit ?? "") } ?? "",
+            ]
             if let stats = w.with {
                 row += (cumulative ? [stats.sum] : [stats.min, stats.mean, stats.max]).map { $0.map(human) ?? "" }
             }
@@ -73,7 +90,10 @@ func printRows(_ header: [String], _ rows: [[String]], format: AggregateFormat) 
     case .json, .ndjson:
         if format == .json { out.write("[") }
         for (i, r) in rows.enumerated() {
-            let object = "{" + zip(header, r).filter { !$0.1.isEmpty }.map { "\"\($0.0)\":\(quoted($0.1))" }.joined(separator: ",") + "}"
+            let object =
+                "{"
+                + zip(header, r).filter { !$0.1.isEmpty }.map { "\"\($0.0)\":\(quoted($0.1))" }.joined(separator: ",")
+                + "}"
             out.write(format == .json ? (i == 0 ? "\n  " : ",\n  ") + object : object + "\n")
         }
         if format == .json { out.write(rows.isEmpty ? "]\n" : "\n]\n") }
@@ -91,7 +111,12 @@ func csvQuoted(_ s: String) -> String {
 /// What every report command takes: a range (of wake-up dates for `sleep`, of starts for
 /// `workouts`), the zone, the output format and the store.
 struct ReportOptions: ParsableArguments {
-    @Option(help: "Time range, e.g. 2025-03 or 2025-03-01..2025-03-15 (dates in --tz; a date as the end is included). Default: everything.")
+    @Option(
+        help: """
+            Time range, e.g. 2025-03 or 2025-03-01..2025-03-15 (dates in --tz; a date as the end is \
+            included). Default: everything.
+            """
+    )
     var range: String?
 
     @OptionGroup var zoneOption: ZoneOption

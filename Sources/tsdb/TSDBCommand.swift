@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import TSDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 @main
 struct TSDBCommand: ParsableCommand {
@@ -14,14 +15,16 @@ struct TSDBCommand: ParsableCommand {
         commandName: "tsdb",
         abstract: "A columnar time-series store for Apple Health day files.",
         discussion: """
-        Compacts Apple Health day files (raw/YYYY/MM/YYYY-MM-DD.json, as written by a day-file \
-        exporter app) into per-type, per-month columnar segments beside them, and answers queries \
-        and aggregates from those. The raw files are never modified; the store can be deleted and \
-        rebuilt at any time. Start with `tsdb demo`.
-        """,
+            Compacts Apple Health day files (raw/YYYY/MM/YYYY-MM-DD.json, as written by a day-file \
+            exporter app) into per-type, per-month columnar segments beside them, and answers queries \
+            and aggregates from those. The raw files are never modified; the store can be deleted and \
+            rebuilt at any time. Start with `tsdb demo`.
+            """,
         version: version,
-        subcommands: [Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Types.self, Stats.self,
-                      Export.self, Verify.self, Generate.self]
+        subcommands: [
+            Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Types.self, Stats.self,
+            Export.self, Verify.self, Generate.self,
+        ]
     )
 
     /// Runs a command like ArgumentParser's `main`, plus: a failed write to stdout is an error, a
@@ -100,10 +103,11 @@ struct TSDBCommand: ParsableCommand {
 
 /// `--store`, then `$TSDB_STORE`, then the current folder.
 struct StoreOption: ParsableArguments {
-    @Option(help: """
-        The store: the folder holding raw/, a life-db imports/ root, or the tsdb/ folder. \
-        Default: $TSDB_STORE, then the current folder.
-        """)
+    @Option(
+        help: """
+            The store: the folder holding raw/, a life-db imports/ root, or the tsdb/ folder. \
+            Default: $TSDB_STORE, then the current folder.
+            """)
     var store: String?
 
     var path: String { store ?? environment("TSDB_STORE") ?? "." }
@@ -115,10 +119,11 @@ struct StoreOption: ParsableArguments {
 
 /// `--tz`, and ranges read in that zone.
 struct ZoneOption: ParsableArguments {
-    @Option(help: """
-        IANA time zone for ranges, buckets and printed times, e.g. Europe/Paris \
-        (default: $TZ, then the system zone).
-        """)
+    @Option(
+        help: """
+            IANA time zone for ranges, buckets and printed times, e.g. Europe/Paris \
+            (default: $TZ, then the system zone).
+            """)
     var tz: String?
 
     func rules() throws -> TimeZoneRules {

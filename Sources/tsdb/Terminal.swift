@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TSDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 func environment(_ name: String) -> String? {
     guard let v = getenv(name) else { return nil }
@@ -83,7 +84,10 @@ func writeStandardError(_ text: String) {
         var done = 0
         while done < p.count {
             let n = write(2, p.baseAddress! + done, p.count - done)
-            if n <= 0 { if errno == EINTR { continue }; return }
+            if n <= 0 {
+                if errno == EINTR { continue }
+                return
+            }
             done += n
         }
     }
@@ -117,7 +121,10 @@ func formatBytes(_ n: Int) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]
     var v = Double(n)
     var u = 0
-    while v >= 1000 && u < units.count - 1 { v /= 1000; u += 1 }
+    while v >= 1000 && u < units.count - 1 {
+        v /= 1000
+        u += 1
+    }
     return u == 0 ? "\(n) B" : fixed(v, v < 10 ? 2 : 1) + " " + units[u]
 }
 
@@ -157,9 +164,11 @@ func renderTable(_ header: [String], _ rows: [[String]]) -> String {
     var widths = header.map(\.count)
     for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
     func line(_ cells: [String]) -> String {
-        cells.enumerated().map { i, c in c + String(repeating: " ", count: widths[i] - c.count) }.joined(separator: "  ")
+        cells.enumerated().map { i, c in c + String(repeating: " ", count: widths[i] - c.count) }.joined(
+            separator: "  ")
     }
-    return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(separator: "\n") + "\n"
+    return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(
+        separator: "\n") + "\n"
 }
 
 /// A plain-text table written as rows arrive: column widths come from the first rows (held
@@ -201,7 +210,8 @@ struct StreamingTable {
 
 /// A Markdown table; control characters are escaped and `|` in cells is escaped as `\|`.
 func renderMarkdown(_ header: [String], _ rows: [[String]]) -> String {
-    markdownLine(header) + "|" + header.map { _ in "---" }.joined(separator: "|") + "|\n" + rows.map(markdownLine).joined()
+    markdownLine(header) + "|" + header.map { _ in "---" }.joined(separator: "|") + "|\n"
+        + rows.map(markdownLine).joined()
 }
 
 func markdownLine(_ cells: [String]) -> String {

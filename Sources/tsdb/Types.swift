@@ -13,14 +13,18 @@ struct Types: ParsableCommand {
         let zone = try zoneOption.rules()
         if store.types.isEmpty { printError("the store holds no samples yet") }
         let rows = store.types.map { t in
-            [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone), day(t.lastStart, zone), t.type]
+            [
+                TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone),
+                day(t.lastStart, zone), t.type,
+            ]
         }
         output(renderTable(["type", "samples", "first", "last", "identifier"], rows), terminator: "")
     }
 }
 
 struct Stats: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Storage figures per type: samples, segments, bytes, bytes per sample.")
+    static let configuration = CommandConfiguration(
+        abstract: "Storage figures per type: samples, segments, bytes, bytes per sample.")
 
     @Option(help: "Output: table, or csv with exact byte counts (current generation only).")
     var format: String = "table"
@@ -40,21 +44,34 @@ struct Stats: ParsableCommand {
         }
         guard format == "table" else { throw ValidationError("--format must be table or csv") }
         var rows = types.map { t in
-            [TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone), day(t.lastStart, zone),
-             String(t.segmentCount), formatBytes(t.bytes), fixed(t.bytesPerSample, 2)]
+            [
+                TypeNames.shortName(t.type), formatCount(t.sampleCount), day(t.firstStart, zone),
+                day(t.lastStart, zone),
+                String(t.segmentCount), formatBytes(t.bytes), fixed(t.bytesPerSample, 2),
+            ]
         }
-        let samples = types.reduce(0) { $0 + $1.sampleCount }, bytes = types.reduce(0) { $0 + $1.bytes }
-        rows.append(["total", formatCount(samples), "", "", String(types.reduce(0) { $0 + $1.segmentCount }), formatBytes(bytes),
-                     fixed(samples == 0 ? 0 : Double(bytes) / Double(samples), 2)])
-        output(renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: "")
+        let samples = types.reduce(0) { $0 + $1.sampleCount }
+        let bytes = types.reduce(0) { $0 + $1.bytes }
+        rows.append([
+            "total", formatCount(samples), "", "", String(types.reduce(0) { $0 + $1.segmentCount }), formatBytes(bytes),
+            fixed(samples == 0 ? 0 : Double(bytes) / Double(samples), 2),
+        ])
+        output(
+            renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: ""
+        )
         let raw = store.manifest.rawFiles.reduce(0) { $0 + $1.size }
-        output("raw JSON: \(plural(store.manifest.rawFiles.count, "day file")), \(formatBytes(raw)); store is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller")
+        output(
+            "raw JSON: \(plural(store.manifest.rawFiles.count, "day file")), \(formatBytes(raw)); store "
+                + "is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller"
+        )
         let gaps = store.missingDays
         if gaps.isEmpty {
             output("missing days: none")
         } else {
             let count = gaps.reduce(0) { n, g in n + daysBetween(g.lowerBound, g.upperBound) + 1 }
-            let shown = gaps.prefix(20).map { $0.lowerBound == $0.upperBound ? $0.lowerBound : "\($0.lowerBound)..\($0.upperBound)" }
+            let shown = gaps.prefix(20).map {
+                $0.lowerBound == $0.upperBound ? $0.lowerBound : "\($0.lowerBound)..\($0.upperBound)"
+            }
             output("missing days: \(count) (\(shown.joined(separator: ", "))\(gaps.count > 20 ? ", …" : ""))")
         }
     }

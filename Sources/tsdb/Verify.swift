@@ -3,8 +3,13 @@ import TSDB
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check the store: every segment against the manifest and its checksums; with --deep, every sample against the raw files.",
-        discussion: "Exit status 0 when nothing is wrong, 1 when problems are listed. --repair rebuilds the affected months from the raw files.")
+        abstract:
+            "Check the store: every segment against the manifest and its checksums; with --deep, every sample "
+            + "against the raw files.",
+        discussion:
+            "Exit status 0 when nothing is wrong, 1 when problems are listed. --repair rebuilds the affected "
+            + "months from the raw files."
+    )
 
     @Flag(help: "Also re-read every raw file and compare every sample with the segments.")
     var deep = false
@@ -27,7 +32,8 @@ struct Verify: ParsableCommand {
             options.rebuild = damagedManifest
             options.rebuildMonths = report.monthsToRepair
             let r = try Compactor(layout: layout, options: options).run()
-            output("repaired: rebuilt \(damagedManifest ? "every month" : plural(report.monthsToRepair.count, "month")) from the raw files (generation \(r.generation))")
+            let months = damagedManifest ? "every month" : plural(report.monthsToRepair.count, "month")
+            output("repaired: rebuilt \(months) from the raw files (generation \(r.generation))")
             report = try verifier.verify(deep: deep)
             printReport(report)
         }
@@ -39,8 +45,12 @@ struct Verify: ParsableCommand {
             if f.kind == .rawFileChanged { output("note: \(f)") } else { printError("problem: \(f)") }
         }
         let scope = deep ? ", \(formatCount(r.rawFilesChecked)) raw files compared" : ""
-        output("\(r.problems.isEmpty ? "ok" : plural(r.problems.count, "problem")): \(plural(r.segmentsChecked, "segment")), "
-            + "\(plural(r.blocksChecked, "block")), \(plural(r.samplesChecked, "sample")) checked\(scope)")
-        if !r.problems.isEmpty && !repair { output("`tsdb verify --repair\(deep ? " --deep" : "")` rebuilds the affected months from the raw files") }
+        let verdict = r.problems.isEmpty ? "ok" : plural(r.problems.count, "problem")
+        output(
+            "\(verdict): \(plural(r.segmentsChecked, "segment")), \(plural(r.blocksChecked, "block")), "
+                + "\(plural(r.samplesChecked, "sample")) checked\(scope)")
+        if !r.problems.isEmpty && !repair {
+            output("`tsdb verify --repair\(deep ? " --deep" : "")` rebuilds the affected months from the raw files")
+        }
     }
 }

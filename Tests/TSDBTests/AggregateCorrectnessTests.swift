@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
@@ -8,11 +9,13 @@ import Testing
 @Suite struct AggregateCorrectnessTests {
     /// (source, device) pairs a phone might hold: a watch, a ring writing overlapping samples,
     /// two sleep apps and the phone.
-    static let sources = [("com.apple.health.W1", "Apple Watch"), ("Oura", "Oura Ring"), ("AutoSleep", "iPhone"),
-                          ("Pillow", ""), ("com.apple.health.P1", "iPhone")]
+    static let sources = [
+        ("com.apple.health.W1", "Apple Watch"), ("Oura", "Oura Ring"), ("AutoSleep", "iPhone"),
+        ("Pillow", ""), ("com.apple.health.P1", "iPhone"),
+    ]
 
     struct Raw {
-        var start: Int64, end: Int64 // minutes since the epoch
+        var start: Int64, end: Int64  // minutes since the epoch
         var value: Int64
         var source: Int
     }
@@ -31,8 +34,9 @@ import Testing
         }
         for (day, lines) in byDay {
             let date = String(ISO8601.format(day * ISO8601.microsPerDay, .zulu).prefix(10))
-            folder.write(#"{"samples":["# + lines.joined(separator: ",") + "]}",
-                         to: "raw/\(date.prefix(4))/\(date.dropFirst(5).prefix(2))/\(date).json")
+            folder.write(
+                #"{"samples":["# + lines.joined(separator: ",") + "]}",
+                to: "raw/\(date.prefix(4))/\(date.dropFirst(5).prefix(2))/\(date).json")
         }
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
         return (try Store(at: folder.path), folder)
@@ -42,7 +46,9 @@ import Testing
     func sourceRanks(_ priority: [String], used: Set<Int>) -> [Int: Int] {
         let keyed = used.map { i -> (Int, Int, String, String) in
             let (s, d) = Self.sources[i]
-            let entry = priority.firstIndex { p in s.lowercased().contains(p.lowercased()) || d.lowercased().contains(p.lowercased()) }
+            let entry = priority.firstIndex { p in
+                s.lowercased().contains(p.lowercased()) || d.lowercased().contains(p.lowercased())
+            }
             return (i, entry ?? priority.count, s, d)
         }.sorted { ($0.1, $0.2, $0.3) < ($1.1, $1.2, $1.3) }
         var out: [Int: Int] = [:]
@@ -54,20 +60,27 @@ import Testing
     /// then earliest start, then earliest end.
     func winner(at minute: Int64, _ samples: [Raw], ranks: [Int: Int], valueRank: (Int64) -> Int) -> Raw? {
         samples.filter { $0.start <= minute && minute < $0.end }
-            .min { (ranks[$0.source]!, valueRank($0.value), $0.start, $0.end) < (ranks[$1.source]!, valueRank($1.value), $1.start, $1.end) }
+            .min {
+                (ranks[$0.source]!, valueRank($0.value), $0.start, $0.end) < (
+                    ranks[$1.source]!, valueRank($1.value), $1.start, $1.end
+                )
+            }
     }
 
     @Test(arguments: 0..<12)
     func sleepNightsMatchAMinuteByMinuteOracle(round: Int) throws {
         var rng = SplitMix64(seed: UInt64(900 + round))
-        let firstNight: Int64 = 20_150 // a day number (2025-03-04)
+        let firstNight: Int64 = 20_150  // a day number (2025-03-04)
         var samples: [Raw] = []
         for night in 0..<3 {
             let evening = (firstNight + Int64(night)) * 1440 + 20 * 60
             for source in 0..<Self.sources.count where rng.next() % 3 != 0 {
                 for _ in 0..<(1 + Int(rng.next() % 6)) {
                     let start = evening + Int64(rng.next() % 600)
-                    samples.append(Raw(start: start, end: start + 5 + Int64(rng.next() % 300), value: Int64(rng.next() % 6), source: source))
+                    samples.append(
+                        Raw(
+                            start: start, end: start + 5 + Int64(rng.next() % 300), value: Int64(rng.next() % 6),
+                            source: source))
                 }
             }
         }
@@ -80,13 +93,18 @@ import Testing
         let ranks = sourceRanks(priority, used: Set(samples.map(\.source)))
         let order: [Int64] = [2, 4, 5, 3, 1, 0]
         for night in nights {
-            let wake = Int64(ISO8601.days(year: Int(night.date.prefix(4))!, month: Int(night.date.dropFirst(5).prefix(2))!,
-                                          day: Int(night.date.suffix(2))!))
+            let wake = Int64(
+                ISO8601.days(
+                    year: Int(night.date.prefix(4))!, month: Int(night.date.dropFirst(5).prefix(2))!,
+                    day: Int(night.date.suffix(2))!))
             let (a, b) = ((wake - 1) * 1440 + 720, wake * 1440 + 720)
             var byValue: [Int64: Double] = [:]
-            var inBed = 0.0, asleep = 0.0
+            var inBed = 0.0
+            var asleep = 0.0
             for m in a..<b {
-                guard let w = winner(at: m, samples, ranks: ranks, valueRank: { order.firstIndex(of: $0)! }) else { continue }
+                guard let w = winner(at: m, samples, ranks: ranks, valueRank: { order.firstIndex(of: $0)! }) else {
+                    continue
+                }
                 byValue[w.value, default: 0] += 60
                 inBed += 60
                 if [1, 3, 4, 5].contains(w.value) { asleep += 60 }
@@ -96,8 +114,10 @@ import Testing
             let stages = [1, 3, 4, 5].reduce(0.0) { $0 + (night.secondsByValue[Int64($1)] ?? 0) }
             #expect(stages == night.asleepSeconds && night.asleepSeconds <= night.inBedSeconds)
             // `query SleepAnalysis` over the same noon-to-noon window gives the same minutes.
-            let row = try store.aggregate("HKCategoryTypeIdentifierSleepAnalysis", from: a * 60_000_000, to: b * 60_000_000,
-                                          options: options).rows.first
+            let row = try store.aggregate(
+                "HKCategoryTypeIdentifierSleepAnalysis", from: a * 60_000_000, to: b * 60_000_000,
+                options: options
+            ).rows.first
             #expect(row?.seconds.filter { $0.value > 0 } == byValue, "round \(round) night \(night.date)")
         }
         #expect(!nights.isEmpty)
@@ -111,7 +131,10 @@ import Testing
         for source in 0..<Self.sources.count {
             for _ in 0..<(4 + Int(rng.next() % 20)) {
                 let start = day0 + Int64(rng.next() % (3 * 1440))
-                samples.append(Raw(start: start, end: start + 1 + Int64(rng.next() % 90), value: Int64(rng.next() % 3000), source: source))
+                samples.append(
+                    Raw(
+                        start: start, end: start + 1 + Int64(rng.next() % 90), value: Int64(rng.next() % 3000),
+                        source: source))
             }
         }
         let priority = [["Watch", "iPhone"], ["Oura"], []][round % 3]
@@ -130,26 +153,33 @@ import Testing
         #expect(rows.count == expected.count)
         for row in rows {
             let want = expected[row.start / 60_000_000] ?? -1
-            #expect(abs(row.values[.sum]! - want) <= 1e-6 * max(1, want), "round \(round): \(row.values[.sum]!) vs \(want)")
+            #expect(
+                abs(row.values[.sum]! - want) <= 1e-6 * max(1, want), "round \(round): \(row.values[.sum]!) vs \(want)")
         }
     }
 
     @Test func countCountsSamplesWithoutValues() throws {
         let folder = TemporaryFolder("count")
         defer { folder.cleanup() }
-        folder.write(#"{"samples":["#
-            + #"{"type":"HKWorkoutTypeIdentifier","start":"2025-03-01T08:00:00Z","end":"2025-03-01T09:00:00Z","value":null},"#
-            + #"{"type":"HKWorkoutTypeIdentifier","start":"2025-03-01T18:00:00Z","end":"2025-03-01T18:30:00Z"},"#
-            + #"{"type":"HKCategoryTypeIdentifierMindfulSession","start":"2025-03-01T07:00:00Z","end":"2025-03-01T07:10:00Z","value":0},"#
-            + #"{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T07:00:00Z","end":"2025-03-01T07:00:00Z","value":null},"#
-            + #"{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T07:01:00Z","end":"2025-03-01T07:01:00Z","value":70}]}"#,
+        folder.write(
+            #"{"samples":["#
+                + #"{"type":"HKWorkoutTypeIdentifier","start":"2025-03-01T08:00:00Z","#
+                + #""end":"2025-03-01T09:00:00Z","value":null},"#
+                + #"{"type":"HKWorkoutTypeIdentifier","start":"2025-03-01T18:00:00Z","end":"2025-03-01T18:30:00Z"},"#
+                + #"{"type":"HKCategoryTypeIdentifierMindfulSession","start":"2025-03-01T07:00:00Z","#
+                + #""end":"2025-03-01T07:10:00Z","value":0},"#
+                + #"{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T07:00:00Z","#
+                + #""end":"2025-03-01T07:00:00Z","value":null},"#
+                + #"{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T07:01:00Z","#
+                + #""end":"2025-03-01T07:01:00Z","value":70}]}"#,
             to: "raw/2025/03/2025-03-01.json")
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
         let store = try Store(at: folder.path)
         var o = AggregateOptions()
         o.statistics = [.count]
         #expect(try store.aggregate("HKWorkoutTypeIdentifier", options: o).rows.first?.values[.count] == 2)
-        #expect(try store.aggregate("HKCategoryTypeIdentifierMindfulSession", options: o).rows.first?.values[.count] == 1)
+        #expect(
+            try store.aggregate("HKCategoryTypeIdentifierMindfulSession", options: o).rows.first?.values[.count] == 1)
         o.statistics = [.count, .mean]
         let mass = try store.aggregate("HKQuantityTypeIdentifierBodyMass", options: o).rows.first
         #expect(mass?.values[.count] == 2 && mass?.values[.mean] == 70)
@@ -158,8 +188,12 @@ import Testing
     }
 
     @Test func everyQuantityTypeHasApplesAggregationStyle() throws {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors/healthkit-aggregation-styles.tsv").path
-        let rows = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Vectors/healthkit-aggregation-styles.tsv"
+        ).path
+        let rows = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter {
+            !$0.hasPrefix("#")
+        }
         #expect(rows.count == HealthKitTypes.quantityStyles.count)
         let catalog = TypeCatalog()
         for row in rows {
@@ -176,13 +210,17 @@ import Testing
     @Test func soundLevelsAverageAsEquivalentContinuousLevel() throws {
         let folder = TemporaryFolder("leq")
         defer { folder.cleanup() }
-        folder.write(#"{"samples":["#
-            + #"{"type":"HKQuantityTypeIdentifierHeadphoneAudioExposure","start":"2025-03-01T08:00:00Z","end":"2025-03-01T08:01:00Z","value":60},"#
-            + #"{"type":"HKQuantityTypeIdentifierHeadphoneAudioExposure","start":"2025-03-01T09:00:00Z","end":"2025-03-01T09:01:00Z","value":90}]}"#,
+        folder.write(
+            #"{"samples":["#
+                + #"{"type":"HKQuantityTypeIdentifierHeadphoneAudioExposure","start":"2025-03-01T08:00:00Z","#
+                + #""end":"2025-03-01T08:01:00Z","value":60},"#
+                + #"{"type":"HKQuantityTypeIdentifierHeadphoneAudioExposure","start":"2025-03-01T09:00:00Z","#
+                + #""end":"2025-03-01T09:01:00Z","value":90}]}"#,
             to: "raw/2025/03/2025-03-01.json")
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
-        let mean = try Store(at: folder.path).aggregate("HKQuantityTypeIdentifierHeadphoneAudioExposure").rows.first?.values[.mean]
-        let expected = 10 * log10((pow(10, 6.0) + pow(10, 9.0)) / 2) // 86.99 dB, not the arithmetic 75
+        let mean = try Store(at: folder.path).aggregate("HKQuantityTypeIdentifierHeadphoneAudioExposure").rows.first?
+            .values[.mean]
+        let expected = 10 * log10((pow(10, 6.0) + pow(10, 9.0)) / 2)  // 86.99 dB, not the arithmetic 75
         #expect(mean != nil && abs(mean! - expected) < 1e-9)
     }
 
@@ -197,11 +235,12 @@ import Testing
             let v = offset + Double(rng.next() % 3)
             values.append(v)
             let t = ISO8601.format(Timestamp("2025-03-01T00:00:00Z")!.microseconds + Int64(i) * 20_000_000, .zulu)
-            lines.append(#"{"type":"HKQuantityTypeIdentifierBodyMass","start":"\#(t)","end":"\#(t)","value":\#(Int64(v))}"#)
+            lines.append(
+                #"{"type":"HKQuantityTypeIdentifierBodyMass","start":"\#(t)","end":"\#(t)","value":\#(Int64(v))}"#)
         }
         folder.write(#"{"samples":["# + lines.joined(separator: ",") + "]}", to: "raw/2025/03/2025-03-01.json")
         var small = CompactionOptions()
-        small.blockSamples = 256 // several blocks, each answered from its summary
+        small.blockSamples = 256  // several blocks, each answered from its summary
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: small).run()
         let mean = values.reduce(0, +) / Double(values.count)
         let exact = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count - 1)).squareRoot()
@@ -209,7 +248,7 @@ import Testing
         o.statistics = [.stddev, .count]
         let fromSummaries = try Store(at: folder.path).aggregate("HKQuantityTypeIdentifierBodyMass", options: o)
         #expect(fromSummaries.blocksFromSummaries > 1 && fromSummaries.blocksDecoded == 0)
-        o.statistics = [.stddev, .first] // first needs every sample: decoded
+        o.statistics = [.stddev, .first]  // first needs every sample: decoded
         let decoded = try Store(at: folder.path).aggregate("HKQuantityTypeIdentifierBodyMass", options: o)
         #expect(decoded.blocksDecoded > 1)
         for result in [fromSummaries, decoded] {
@@ -226,20 +265,28 @@ import Testing
         _ = try Compactor(layout: layout).run()
         let raw = Set(try rawSampleSet(folder.path + "/raw").keys)
         let manifest = try Manifest.read(at: layout.manifestPath)
-        let victims = manifest.segments.filter { $0.type == "HKQuantityTypeIdentifierHeartRate" } // February, March
+        let victims = manifest.segments.filter { $0.type == "HKQuantityTypeIdentifierHeartRate" }  // February, March
         try FileManager.default.removeItem(atPath: layout.storeDirectory + "/" + victims[0].path)
         let resized = layout.storeDirectory + "/" + victims[1].path
-        try Data(Array(try Data(contentsOf: URL(fileURLWithPath: resized))).dropLast(7)).write(to: URL(fileURLWithPath: resized))
+        try Data(Array(try Data(contentsOf: URL(fileURLWithPath: resized))).dropLast(7)).write(
+            to: URL(fileURLWithPath: resized))
         let report = try Compactor(layout: layout).run()
-        #expect(!report.upToDate && report.monthsRepaired == 2 && report.repairs.count == 2, "\(report.repairs) \(victims.map(\.path))")
+        #expect(
+            !report.upToDate && report.monthsRepaired == 2 && report.repairs.count == 2,
+            "\(report.repairs) \(victims.map(\.path))")
         #expect(Set(try storedSamples(Store(at: folder.path))) == raw)
         #expect(try StoreVerifier(layout: layout).verify(deep: false).problems.isEmpty)
         #expect(try Compactor(layout: layout).run().upToDate)
     }
 
     @Test func offsetsWrittenMinusZeroComeBackAsWritten() throws {
-        let parsed = try samples(ofDayFile: Array(#"{"samples":[{"type":"T","start":"2025-03-01T07:00:00-00:00","end":"2025-03-01T07:00:00+00:00"}]}"#.utf8))
-        #expect(parsed[0].start.description == "2025-03-01T07:00:00-00:00" && parsed[0].end.description == "2025-03-01T07:00:00+00:00")
+        let parsed = try samples(
+            ofDayFile: Array(
+                #"{"samples":[{"type":"T","start":"2025-03-01T07:00:00-00:00","end":"2025-03-01T07:00:00+00:00"}]}"#
+                    .utf8))
+        #expect(
+            parsed[0].start.description == "2025-03-01T07:00:00-00:00"
+                && parsed[0].end.description == "2025-03-01T07:00:00+00:00")
         let folder = TemporaryFolder("negzero")
         defer { folder.cleanup() }
         folder.write(bytes: encodeSegment(parsed), to: "x.seg")
@@ -251,9 +298,10 @@ import Testing
         let r = try TimeRange.parse("2025-03-30T02:30..2025-03-30T04:00", zone: paris)
         #expect(r.from == Timestamp("2025-03-30T03:30:00+02:00")!.microseconds)
         let overlap = try TimeRange.parse("2025-10-26T02:30..2025-10-26T04:00", zone: paris)
-        #expect(overlap.from == Timestamp("2025-10-26T02:30:00+02:00")!.microseconds) // the earlier of the two
+        #expect(overlap.from == Timestamp("2025-10-26T02:30:00+02:00")!.microseconds)  // the earlier of the two
         let lordHowe = try TimeZoneRules.named("Australia/Lord_Howe")
-        let a = Timestamp("2025-04-06T01:00:00+11:00")!.microseconds, b = Timestamp("2025-04-06T03:00:00+10:30")!.microseconds
+        let a = Timestamp("2025-04-06T01:00:00+11:00")!.microseconds
+        let b = Timestamp("2025-04-06T03:00:00+10:30")!.microseconds
         let hours = BucketWalker(spec: .calendar(.hour), zone: lordHowe, from: a, to: b).buckets(from: a, to: b)
         // 01:00–02:00 at +11, then 01:30–02:00 at +10:30 (the repeated half hour), then 02:00–03:00.
         #expect(hours.map { ($0.end - $0.start) / 60_000_000 } == [60, 30, 60])

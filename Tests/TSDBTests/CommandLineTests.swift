@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 /// Runs the built `tsdb` executable as a user would, over a generated month.
@@ -20,7 +21,9 @@ import Testing
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             dir = dir.deletingLastPathComponent()
         }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/tsdb").standardized.path
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../.build/debug/tsdb"
+        ).standardized.path
     }()
 
     func tsdb(_ arguments: String..., environment: [String: String] = [:]) throws -> Run {
@@ -28,14 +31,17 @@ import Testing
         p.executableURL = URL(fileURLWithPath: Self.executable)
         p.arguments = arguments
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        return Run(
+            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+            stderr: String(decoding: e, as: UTF8.self))
     }
 
     @Test func generateCompactQueryExport() throws {
@@ -43,7 +49,8 @@ import Testing
         defer { folder.cleanup() }
         let imports = folder.path + "/imports"
         let appleHealth = imports + "/fitness/apple-health"
-        let gen = try tsdb("generate", appleHealth, "--days", "31", "--start", "2025-03-01", "--seed", "7", "--edge-cases")
+        let gen = try tsdb(
+            "generate", appleHealth, "--days", "31", "--start", "2025-03-01", "--seed", "7", "--edge-cases")
         #expect(gen.status == 0 && gen.stdout.contains("wrote 31 day files"))
 
         let compact = try tsdb("compact", imports)
@@ -53,7 +60,8 @@ import Testing
 
         let raw = try rawSampleSet(appleHealth + "/raw")
         let hrInMarch8 = raw.keys.filter {
-            $0.type == "HKQuantityTypeIdentifierHeartRate" && $0.start.microseconds >= Timestamp("2025-03-08T00:00:00Z")!.microseconds
+            $0.type == "HKQuantityTypeIdentifierHeartRate"
+                && $0.start.microseconds >= Timestamp("2025-03-08T00:00:00Z")!.microseconds
                 && $0.start.microseconds < Timestamp("2025-03-09T00:00:00Z")!.microseconds
         }
 
@@ -66,34 +74,44 @@ import Testing
         #expect(Set(try samples(ofDayFile: Array(wrapped.utf8))) == Set(hrInMarch8))
 
         // csv with a header; json parses as an array; the store from TSDB_STORE.
-        let csv = try tsdb("query", "HeartRate", "--range", "2025-03-08", "--format", "csv", environment: ["TSDB_STORE": imports])
+        let csv = try tsdb(
+            "query", "HeartRate", "--range", "2025-03-08", "--format", "csv", environment: ["TSDB_STORE": imports])
         #expect(csv.stdout.hasPrefix("type,start,end,value,unit,source,device,metadata\n"))
         #expect(csv.stdout.split(separator: "\n").count == hrInMarch8.count + 1)
-        let json = try tsdb("query", "HKQuantityTypeIdentifierHeartRate", "--range", "2025-03-08..2025-03-08", "--format", "json", "--store", appleHealth)
+        let json = try tsdb(
+            "query", "HKQuantityTypeIdentifierHeartRate", "--range", "2025-03-08..2025-03-08", "--format", "json",
+            "--store", appleHealth)
         let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(array?.count == hrInMarch8.count)
         let table = try tsdb("query", "Steps", "--range", "2025-03-08", "--store", appleHealth)
         #expect(table.status == 0 && table.stdout.hasPrefix("start"))
 
         // Aggregates through the binary equal the library's.
-        let agg = try tsdb("query", "HeartRate", "--range", "2025-03", "--bucket", "day", "--tz", "Europe/Paris",
-                           "--stats", "count,mean,p95", "--format", "csv", "--store", appleHealth)
+        let agg = try tsdb(
+            "query", "HeartRate", "--range", "2025-03", "--bucket", "day", "--tz", "Europe/Paris",
+            "--stats", "count,mean,p95", "--format", "csv", "--store", appleHealth)
         #expect(agg.status == 0, "\(agg.stderr)")
         var o = AggregateOptions()
         o.bucket = .calendar(.day)
         o.zone = try TimeZoneRules.named("Europe/Paris")
         o.statistics = [.count, .mean, .p95]
         let march = try TimeRange.parse("2025-03", zone: .fixed(seconds: 3600))
-        let library = try Store(at: appleHealth).aggregate("HKQuantityTypeIdentifierHeartRate", from: march.from, to: march.to, options: o)
+        let library = try Store(at: appleHealth).aggregate(
+            "HKQuantityTypeIdentifierHeartRate", from: march.from, to: march.to, options: o)
         let aggLines = agg.stdout.split(separator: "\n")
         #expect(aggLines.first == "start,end,count,mean,p95" && aggLines.count == library.rows.count + 1)
         for (line, row) in zip(aggLines.dropFirst(), library.rows) {
             let f = line.split(separator: ",")
-            #expect(Double(f[2]) == row.values[.count] && Double(f[3]) == row.values[.mean] && Double(f[4]) == row.values[.p95])
+            #expect(
+                Double(f[2]) == row.values[.count] && Double(f[3]) == row.values[.mean]
+                    && Double(f[4]) == row.values[.p95])
         }
-        let sleep = try tsdb("sleep", "--range", "2025-03-05..2025-03-07", "--tz", "Europe/Paris", "--format", "csv", "--store", appleHealth)
+        let sleep = try tsdb(
+            "sleep", "--range", "2025-03-05..2025-03-07", "--tz", "Europe/Paris", "--format", "csv", "--store",
+            appleHealth)
         #expect(sleep.status == 0 && sleep.stdout.split(separator: "\n").count == 4, "\(sleep.stdout)\(sleep.stderr)")
-        let workouts = try tsdb("workouts", "--range", "2025-03", "--with", "HeartRate", "--format", "json", "--store", appleHealth)
+        let workouts = try tsdb(
+            "workouts", "--range", "2025-03", "--with", "HeartRate", "--format", "json", "--store", appleHealth)
         let list = try JSONSerialization.jsonObject(with: Data(workouts.stdout.utf8)) as? [[String: Any]]
         #expect(workouts.status == 0 && (list?.count ?? 0) > 0 && list?.first?["HeartRate_max"] != nil)
 
@@ -116,11 +134,15 @@ import Testing
         let folder = TemporaryFolder("cli")
         defer { folder.cleanup() }
         _ = try tsdb("generate", folder.path, "--days", "3", "--start", "2025-03-01")
-        folder.write(#"{"date":"2025-03-04","samples":[{"type":"HR","start":"2025-03-04T10:00:00Z","end":"2025-03-04T10:00:00Z","value":"high"}]}"#,
-                     to: "raw/2025/03/2025-03-04.json")
+        folder.write(
+            #"{"date":"2025-03-04","samples":[{"type":"HR","start":"2025-03-04T10:00:00Z","#
+                + #""end":"2025-03-04T10:00:00Z","value":"high"}]}"#,
+            to: "raw/2025/03/2025-03-04.json")
         let compact = try tsdb("compact", folder.path)
         #expect(compact.status == 2)
-        #expect(compact.stderr.contains("2025-03-04.json:1 (offset") && compact.stderr.contains("value must be a number or null"))
+        #expect(
+            compact.stderr.contains("2025-03-04.json:1 (offset")
+                && compact.stderr.contains("value must be a number or null"))
         #expect(compact.stdout.contains("compacted 3 day files"))
 
         let typo = try tsdb("query", "HartRate", "--range", "2025-03", "--store", folder.path)
@@ -141,7 +163,9 @@ import Testing
         let repaired = try tsdb("verify", "--repair", "--store", folder.path)
         // The damaged month is rebuilt; the bad day file written above stays a problem (exit 1).
         let lastLine = repaired.stdout.split(separator: "\n").last ?? ""
-        #expect(repaired.status == 1 && repaired.stdout.contains("repaired: rebuilt 1 month "), "\(repaired.stdout)\(repaired.stderr)")
+        #expect(
+            repaired.status == 1 && repaired.stdout.contains("repaired: rebuilt 1 month "),
+            "\(repaired.stdout)\(repaired.stderr)")
         #expect(lastLine.hasPrefix("1 problem:") && repaired.stderr.contains("raw file not compacted"))
 
         let noStore = try tsdb("types", "--store", folder.path + "/raw/2025")
@@ -155,7 +179,9 @@ func compactMeasuringMemory(_ directory: String) throws -> (status: Int32, peakB
     let run = try CommandLineTests().tsdb("compact", directory)
     let line = run.stdout.split(separator: "\n").first { $0.contains("memory:") } ?? ""
     let words = line.split(separator: " ")
-    guard let i = words.firstIndex(of: "peak"), i + 2 < words.count, let value = Double(words[i + 1]) else { return (run.status, -1) }
+    guard let i = words.firstIndex(of: "peak"), i + 2 < words.count, let value = Double(words[i + 1]) else {
+        return (run.status, -1)
+    }
     let scales: [String: Double] = ["B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9]
     let scale = scales[String(words[i + 2])] ?? 0
     return (run.status, Int(value * scale))
@@ -167,7 +193,10 @@ func compactMeasuringMemory(_ directory: String) throws -> (status: Int32, peakB
     @Test func twoHundredMegabyteSingleLineFiles() throws {
         let folder = TemporaryFolder("large")
         defer { folder.cleanup() }
-        let sample = Array(#"{"type":"HKQuantityTypeIdentifierHeartRate","start":"2025-01-01T10:00:00Z","end":"2025-01-01T10:00:00Z","value":61,"unit":"count/min","source":"com.apple.health.A","device":"Apple Watch","metadata":{"HKMetadataKeyHeartRateMotionContext":0}}"#.utf8)
+        let sample = Array(
+            (#"{"type":"HKQuantityTypeIdentifierHeartRate","start":"2025-01-01T10:00:00Z","#
+                + #""end":"2025-01-01T10:00:00Z","value":61,"unit":"count/min","source":"com.apple.health.A","#
+                + #""device":"Apple Watch","metadata":{"HKMetadataKeyHeartRateMotionContext":0}}"#).utf8)
         var big = Array(#"{"date":"2025-01-01","samples":["#.utf8)
         big.reserveCapacity(200_000_100)
         var count = 0
@@ -179,7 +208,9 @@ func compactMeasuringMemory(_ directory: String) throws -> (status: Int32, peakB
         big += Array("]}".utf8)
         folder.write(bytes: big, to: "samples/raw/2025/01/2025-01-01.json")
         big = []
-        var blob = Array(#"{"date":"2025-01-02","samples":[{"type":"T","start":"2025-01-02T10:00:00Z","end":"2025-01-02T10:00:00Z","metadata":{"blob":""#.utf8)
+        var blob = Array(
+            (#"{"date":"2025-01-02","samples":[{"type":"T","start":"2025-01-02T10:00:00Z","#
+                + #""end":"2025-01-02T10:00:00Z","metadata":{"blob":""#).utf8)
         blob += [UInt8](repeating: UInt8(ascii: "x"), count: 200_000_000)
         blob += Array(#""}}]}"#.utf8)
         folder.write(bytes: blob, to: "string/raw/2025/01/2025-01-02.json")
@@ -188,14 +219,23 @@ func compactMeasuringMemory(_ directory: String) throws -> (status: Int32, peakB
         // ~880,000 samples: 200 MB mapped + a few hundred bytes of working memory per sample.
         let samples = try compactMeasuringMemory(folder.path + "/samples")
         #expect(samples.status == 0)
-        #expect(samples.peakBytes > 0 && samples.peakBytes < 200_000_000 + count * 300, "peak \(samples.peakBytes / 1_000_000) MB for \(count) samples")
-        #expect(try Store(at: folder.path + "/samples").types.first?.sampleCount == 1, "identical samples are stored once")
+        #expect(
+            samples.peakBytes > 0 && samples.peakBytes < 200_000_000 + count * 300,
+            "peak \(samples.peakBytes / 1_000_000) MB for \(count) samples")
+        #expect(
+            try Store(at: folder.path + "/samples").types.first?.sampleCount == 1, "identical samples are stored once")
 
         // One 200 MB string: refused with a clear error, never copied.
         let string = try compactMeasuringMemory(folder.path + "/string")
         #expect(string.status == 2, "partial: the file is skipped")
-        #expect(string.peakBytes > 0 && string.peakBytes < 200_000_000 + 40_000_000, "peak \(string.peakBytes / 1_000_000) MB")
+        #expect(
+            string.peakBytes > 0 && string.peakBytes < 200_000_000 + 40_000_000,
+            "peak \(string.peakBytes / 1_000_000) MB")
         let report = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path + "/string")).run()
-        #expect(report.skipped.contains { $0.path?.hasSuffix("2025-01-02.json") == true && $0.message.contains("longer than the 1 MiB limit") && $0.line == 1 })
+        #expect(
+            report.skipped.contains {
+                $0.path?.hasSuffix("2025-01-02.json") == true && $0.message.contains("longer than the 1 MiB limit")
+                    && $0.line == 1
+            })
     }
 }

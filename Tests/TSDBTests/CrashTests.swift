@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
@@ -15,10 +16,12 @@ struct CrashFixture {
     init(days: Int = 30) throws {
         let all = folder.path + "/all"
         try generate(all, days: days + 12, seed: 77)
-        let files = try FileManager.default.subpathsOfDirectory(atPath: all + "/raw").filter { $0.hasSuffix(".json") }.sorted()
+        let files = try FileManager.default.subpathsOfDirectory(atPath: all + "/raw").filter { $0.hasSuffix(".json") }
+            .sorted()
         let dir = folder.path + "/store"
         func copy(_ rel: String) throws {
-            try FileManager.default.createDirectory(atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: all + "/raw/" + rel, toPath: dir + "/raw/" + rel)
         }
         for rel in files.prefix(days) { try copy(rel) }
@@ -28,7 +31,8 @@ struct CrashFixture {
         try FileManager.default.removeItem(atPath: dir + "/raw/" + files[3])
         let changed = dir + "/raw/" + files[10]
         let lines = try String(contentsOfFile: changed, encoding: .utf8).components(separatedBy: "\n")
-        try (lines.prefix(5) + lines.dropFirst(9)).joined(separator: "\n").write(toFile: changed, atomically: true, encoding: .utf8)
+        try (lines.prefix(5) + lines.dropFirst(9)).joined(separator: "\n").write(
+            toFile: changed, atomically: true, encoding: .utf8)
         newSamples = try rawSampleSetSkippingBroken(dir + "/raw")
         #expect(oldSamples != newSamples)
     }
@@ -46,7 +50,8 @@ struct CrashFixture {
 
 @Suite(.serialized) struct CrashTests {
     @Test(arguments: [
-        (FaultInjection.Operation.create, ENOSPC, false), (.write, ENOSPC, false), (.fsync, EIO, false), (.rename, EIO, false),
+        (FaultInjection.Operation.create, ENOSPC, false), (.write, ENOSPC, false), (.fsync, EIO, false),
+        (.rename, EIO, false),
         (.create, ENOSPC, true), (.write, EIO, true), (.fsync, EIO, true), (.rename, ENOSPC, true),
     ])
     func injectedFailuresLeaveAConsistentStore(operation: FaultInjection.Operation, code: Int32, rebuild: Bool) throws {
@@ -64,11 +69,13 @@ struct CrashFixture {
             failures += 1
             #expect(e.kind == .io && e.errno == code, "\(e)")
             let state = try f.expectConsistent("\(operation) failing from #\(k)")
-            if state == f.newSamples { break } // the failure came after publication
+            if state == f.newSamples { break }  // the failure came after publication
         }
         #expect(failures > 0, "no \(operation) was ever attempted")
         let rawAfter = snapshot(f.dir + "/raw")
-        #expect(rawBefore.keys.sorted() == rawAfter.keys.sorted() && rawBefore.allSatisfy { rawAfter[$0.key]?.0 == $0.value.0 && rawAfter[$0.key]?.1 == $0.value.1 })
+        #expect(
+            rawBefore.keys.sorted() == rawAfter.keys.sorted()
+                && rawBefore.allSatisfy { rawAfter[$0.key]?.0 == $0.value.0 && rawAfter[$0.key]?.1 == $0.value.1 })
         _ = try Compactor(layout: f.layout).run()
         #expect(Set(try storedSamples(Store(at: f.dir))) == f.newSamples)
         #expect(try StoreVerifier(layout: f.layout).verify(deep: true).findings.isEmpty)
@@ -97,12 +104,15 @@ struct CrashFixture {
         full.waitUntilExit()
         let duration = ContinuousClock.now - clock
         var rng = SplitMix64(seed: 5)
-        var sawOld = 0, sawNew = 0
+        var sawOld = 0
+        var sawNew = 0
         for round in 0..<16 {
             try FileManager.default.removeItem(atPath: f.dir + "/tsdb")
             try FileManager.default.copyItem(atPath: pristine, toPath: f.dir + "/tsdb")
             let p = try start(["compact", f.dir] + (round % 2 == 0 ? ["--rebuild"] : []))
-            let delay = Double.random(in: 0...1.2, using: &rng) * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
+            let delay =
+                Double.random(in: 0...1.2, using: &rng)
+                * (Double(duration.components.attoseconds) / 1e18 + Double(duration.components.seconds))
             usleep(useconds_t(delay * 1_000_000))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
@@ -112,14 +122,18 @@ struct CrashFixture {
         // The kills landed both before and after publication at least once.
         #expect(sawOld > 0, "never killed before publication")
         let rawAfter = snapshot(f.dir + "/raw")
-        #expect(rawBefore.keys.sorted() == rawAfter.keys.sorted() && rawBefore.allSatisfy { rawAfter[$0.key]?.0 == $0.value.0 && rawAfter[$0.key]?.1 == $0.value.1 })
+        #expect(
+            rawBefore.keys.sorted() == rawAfter.keys.sorted()
+                && rawBefore.allSatisfy { rawAfter[$0.key]?.0 == $0.value.0 && rawAfter[$0.key]?.1 == $0.value.1 })
         let final = try start(["compact", f.dir])
         final.waitUntilExit()
         #expect(final.terminationStatus == 0)
         #expect(Set(try storedSamples(Store(at: f.dir))) == f.newSamples)
         #expect(try StoreVerifier(layout: f.layout).verify(deep: true).findings.isEmpty)
         // Nothing a killed run left behind survives the next successful one.
-        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: f.dir + "/tsdb").filter { $0.hasSuffix(".tmp") }
+        let leftovers = try FileManager.default.subpathsOfDirectory(atPath: f.dir + "/tsdb").filter {
+            $0.hasSuffix(".tmp")
+        }
         #expect(leftovers.isEmpty)
         _ = sawNew
     }
@@ -131,7 +145,8 @@ struct CrashFixture {
     @Test func queriesDuringCompactionSeeOneGeneration() throws {
         let f = try CrashFixture(days: 30)
         defer { f.folder.cleanup() }
-        var reads = 0, duringCompaction = 0
+        var reads = 0
+        var duringCompaction = 0
         for round in 0..<4 {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: CommandLineTests.executable)

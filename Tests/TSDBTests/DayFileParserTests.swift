@@ -1,23 +1,38 @@
 import Testing
+
 @testable import TSDB
 
 @Suite struct DayFileParserTests {
-    let hr = #"{"type":"HKQuantityTypeIdentifierHeartRate","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":72,"unit":"count/min","source":"com.apple.health.9A1B2C","device":"Apple Watch"}"#
+    let hr =
+        #"{"type":"HKQuantityTypeIdentifierHeartRate","start":"2025-01-15T10:00:12Z","#
+        + #""end":"2025-01-15T10:00:12Z","value":72,"unit":"count/min","source":"com.apple.health.9A1B2C","#
+        + #""device":"Apple Watch"}"#
 
     func day(_ samples: String...) -> String {
-        #"{"date":"2025-01-15","exported_at":"2025-01-16T00:05:00Z","device_info":{"phone":"iPhone"},"samples":["# + samples.joined(separator: ",") + "]}"
+        #"{"date":"2025-01-15","exported_at":"2025-01-16T00:05:00Z","device_info":{"phone":"iPhone"},"samples":["#
+            + samples.joined(separator: ",") + "]}"
     }
 
     func parse(_ text: String) throws -> [Sample] { try samples(ofDayFile: Array(text.utf8)) }
 
     func failure(_ text: String) -> TSDBError? {
-        do { _ = try parse(text); return nil } catch let e as TSDBError { return e } catch { return nil }
+        do {
+            _ = try parse(text)
+            return nil
+        } catch let e as TSDBError { return e } catch { return nil }
     }
 
     @Test func seedExamplesParse() throws {
-        let text = day(hr,
-            #"{"type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2025-01-15T00:08:00Z","end":"2025-01-15T00:38:00Z","value":4,"unit":null,"source":"com.apple.health.9A1B2C","device":"Apple Watch Series 9","metadata":{"HKTimeZone":"Asia/Singapore"}}"#,
-            #"{"type":"HKWorkoutTypeIdentifier","start":"2025-01-15T07:30:00Z","end":"2025-01-15T08:05:00Z","value":null,"unit":null,"source":"s","device":null,"metadata":{"workoutActivityType":37,"totalDistance":5200,"totalDistanceUnit":"m","totalEnergyBurned":420,"totalEnergyBurnedUnit":"kcal"}}"#)
+        let text = day(
+            hr,
+            #"{"type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2025-01-15T00:08:00Z","#
+                + #""end":"2025-01-15T00:38:00Z","value":4,"unit":null,"source":"com.apple.health.9A1B2C","#
+                + #""device":"Apple Watch Series 9","metadata":{"HKTimeZone":"Asia/Singapore"}}"#,
+            #"{"type":"HKWorkoutTypeIdentifier","start":"2025-01-15T07:30:00Z","end":"2025-01-15T08:05:00Z","#
+                + #""value":null,"unit":null,"source":"s","device":null,"metadata":{"workoutActivityType":37,"#
+                + #""totalDistance":5200,"totalDistanceUnit":"m","totalEnergyBurned":420,"#
+                + #""totalEnergyBurnedUnit":"kcal"}}"#
+        )
         let s = try parse(text)
         #expect(s.count == 3)
         #expect(s[0].value == .decimal(ExactDecimal(mantissa: 72, scale: 0)))
@@ -26,11 +41,18 @@ import Testing
         #expect(s[1].unit == .null && s[1].metadata == .text(#"{"HKTimeZone":"Asia/Singapore"}"#))
         #expect(s[1].durationMicroseconds == 30 * 60 * 1_000_000)
         #expect(s[2].value == .null && s[2].device == .null)
-        #expect(s[2].metadata == .text(#"{"totalDistance":5200,"totalDistanceUnit":"m","totalEnergyBurned":420,"totalEnergyBurnedUnit":"kcal","workoutActivityType":37}"#))
+        #expect(
+            s[2].metadata
+                == .text(
+                    #"{"totalDistance":5200,"totalDistanceUnit":"m","totalEnergyBurned":420,"#
+                        + #""totalEnergyBurnedUnit":"kcal","workoutActivityType":37}"#
+                ))
     }
 
     @Test func keysInAnyOrderAndWhitespace() throws {
-        let text = "\n {\r\n\t\"samples\" : [ {\"value\" : 1.596 , \"end\":\"2025-01-15T10:00:12.5+08:00\", \"type\":\"T\",\"start\":\"2025-01-15T10:00:12.5+08:00\"} ] , \"date\" : \"2025-01-15\" } \n"
+        let text =
+            "\n {\r\n\t\"samples\" : [ {\"value\" : 1.596 , \"end\":\"2025-01-15T10:00:12.5+08:00\", "
+            + "\"type\":\"T\",\"start\":\"2025-01-15T10:00:12.5+08:00\"} ] , \"date\" : \"2025-01-15\" } \n"
         let s = try parse(text)
         #expect(s.count == 1)
         #expect(s[0].value == .decimal(ExactDecimal(mantissa: 1596, scale: 3)))
@@ -39,22 +61,29 @@ import Testing
     }
 
     @Test func valuesKeepTheirDigits() throws {
-        let values = ["72", "72.0", "-3.25", "0.000001", "123456789012345678", "1234567890123456789", "1e3", "-0", "2.5E-3", "0"]
+        let values = [
+            "72", "72.0", "-3.25", "0.000001", "123456789012345678", "1234567890123456789", "1e3", "-0", "2.5E-3", "0",
+        ]
         for v in values {
-            let s = try parse(day(#"{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":\#(v)}"#))
+            let s = try parse(
+                day(#"{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":\#(v)}"#))
             #expect(s[0].value.description == v)
         }
     }
 
     @Test func stringsWithEscapesAndUnicode() throws {
-        let text = day(#"{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","source":"Caf\u00e9 \"x\" \\ \/ \ud83d\udc93 ☺ \n","metadata":{"b":[1,{"z":null,"a":true}],"a":"\u0000"}}"#)
+        let text = day(
+            #"{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","source":"Caf\u00e9 \"x\" \\ "#
+                + #"\/ \ud83d\udc93 ☺ \n","metadata":{"b":[1,{"z":null,"a":true}],"a":"\u0000"}}"#
+        )
         let s = try parse(text)
         #expect(s[0].source == .text("Café \"x\" \\ / 💓 ☺ \n"))
         #expect(s[0].metadata == .text(#"{"a":"\u0000","b":[1,{"a":true,"z":null}]}"#))
     }
 
     @Test func unknownSampleKeysAreWarnings() throws {
-        let parsed = try parseDay(day(#"{"type":"T","uuid":"abc","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}"#))
+        let parsed = try parseDay(
+            day(#"{"type":"T","uuid":"abc","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}"#))
         #expect(parsed.samples.count == 1)
         #expect(parsed.warnings.count == 1 && parsed.warnings[0].contains("uuid"))
     }
@@ -70,24 +99,61 @@ import Testing
         (#"{"samples":[{"type":"T","end":"2025-01-15T10:00:12Z"}]}"#, "has no \"start\""),
         (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z"}]}"#, "has no \"end\""),
         (#"{"samples":[{"type":7,"start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}]}"#, "type as a string"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":"72"}]}"#, "must be a number or null"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":NaN}]}"#, "must be a number or null"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":Infinity}]}"#, "must be a number or null"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":1e400}]}"#, "out of range"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":01}]}"#, "expected ',' or '}'"),
-        (#"{"samples":[{"type":"T","start":"2025-02-30T10:00:12Z","end":"2025-01-15T10:00:12Z"}]}"#, "day 30 does not exist"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:11Z"}]}"#, "ends before it starts"),
-        (#"{"samples":[{"type":"T","type":"U","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}]}"#, "duplicate key \"type\""),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":"72"}]}"#,
+            "must be a number or null"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":NaN}]}"#,
+            "must be a number or null"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":Infinity}]}"#,
+            "must be a number or null"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":1e400}]}"#,
+            "out of range"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","value":01}]}"#,
+            "expected ',' or '}'"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-02-30T10:00:12Z","end":"2025-01-15T10:00:12Z"}]}"#,
+            "day 30 does not exist"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:11Z"}]}"#,
+            "ends before it starts"
+        ),
+        (
+            #"{"samples":[{"type":"T","type":"U","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}]}"#,
+            "duplicate key \"type\""
+        ),
         (#"{"samples":[],"samples":[]}"#, "duplicate key \"samples\""),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","metadata":{"a":1,"a":2}}]}"#, "duplicate object key \"a\""),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","metadata":[1]}]}"#, "metadata must be an object or null"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","unit":5}]}"#, "unit as a string"),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","#
+                + #""metadata":{"a":1,"a":2}}]}"#,
+            "duplicate object key \"a\""
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","metadata":[1]}]}"#,
+            "metadata must be an object or null"
+        ),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","unit":5}]}"#,
+            "unit as a string"
+        ),
         (#"{"samples":[{"type":"T\u00","start":"x"}]}"#, "invalid hex digit"),
         (#"{"samples":[{"type":"T\ud800","start":"x"}]}"#, "not followed by a low surrogate"),
         (#"{"samples":[{"type":"T\udc00","start":"x"}]}"#, "lone low surrogate"),
         (#"{"samples":[{"type":"T\q","start":"x"}]}"#, "invalid escape"),
         (#"{"samples":[{"type":"T"#, "unterminated string"),
-        (#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}"#, "expected ',' or ']'"),
+        (
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z"}"#,
+            "expected ',' or ']'"
+        ),
         (#"{"samples":[]} x"#, "unexpected content after the top-level object"),
         (#"{"date":"2025-02-30","samples":[]}"#, "expected an existing date"),
         (#"{"samples":[tru]}"#, "samples[0] must be an object"),
@@ -107,7 +173,9 @@ import Testing
     }
 
     @Test func invalidUTF8IsRejectedWithOffset() throws {
-        for bad in [[0xC3, 0x28], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF8], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80]] as [[UInt8]] {
+        for bad in [
+            [0xC3, 0x28], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF8], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80],
+        ] as [[UInt8]] {
             let prefix = Array(#"{"samples":[],"x":""#.utf8)
             let bytes = prefix + bad + Array(#""}"#.utf8)
             do {
@@ -126,12 +194,16 @@ import Testing
 
     @Test func deepNestingIsRejectedNotACrash() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
-        let e = failure(#"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","metadata":{"a":\#(deep)}}]}"#)
+        let e = failure(
+            #"{"samples":[{"type":"T","start":"2025-01-15T10:00:12Z","end":"2025-01-15T10:00:12Z","#
+                + #""metadata":{"a":\#(deep)}}]}"#
+        )
         #expect(e?.message.contains("nesting deeper than") == true)
     }
 
     @Test func errorNamesLineAndOffset() {
-        let text = "{\n\"samples\": [\n" + hr + ",\n" + #"{"type":"T","start":"2025-01-15T10:00:12Z","end":"bad"}"# + "\n]}"
+        let text =
+            "{\n\"samples\": [\n" + hr + ",\n" + #"{"type":"T","start":"2025-01-15T10:00:12Z","end":"bad"}"# + "\n]}"
         let e = failure(text)
         #expect(e?.line == 4)
         #expect(e?.message.contains("samples[1].end") == true)

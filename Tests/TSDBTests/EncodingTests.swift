@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
@@ -47,7 +48,8 @@ import Testing
             for v in values { #expect(try r.uvarint() == v) }
             #expect(r.isAtEnd)
         }
-        var one = ByteWriter(); one.uvarint(.max)
+        var one = ByteWriter()
+        one.uvarint(.max)
         #expect(one.count == 10)
     }
 
@@ -71,12 +73,13 @@ import Testing
         values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
         var bytes = w.bytes
         let encodedLength = bytes.count
-        bytes += [UInt8](repeating: 0xAB, count: IntColumn.readSlack) // slack must not leak into values
+        bytes += [UInt8](repeating: 0xAB, count: IntColumn.readSlack)  // slack must not leak into values
         var out = [Int64](repeating: 0, count: values.count)
         try bytes.withUnsafeBytes { (buf) throws in
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<encodedLength]), context: "column")
             try out.withUnsafeMutableBufferPointer { p in
-                try IntColumn.decode(&r, count: values.count, into: p.baseAddress ?? UnsafeMutablePointer(bitPattern: 8)!)
+                try IntColumn.decode(
+                    &r, count: values.count, into: p.baseAddress ?? UnsafeMutablePointer(bitPattern: 8)!)
             }
             #expect(r.isAtEnd)
         }
@@ -85,7 +88,10 @@ import Testing
 
     static let boundaries: [Int64] = {
         var v: [Int64] = [0, 1, -1, .max, .min, .max - 1, .min + 1]
-        for p in 0..<63 { let x = Int64(1) << Int64(p); v += [x, x - 1, x + 1, -x, -x - 1, -x + 1] }
+        for p in 0..<63 {
+            let x = Int64(1) << Int64(p)
+            v += [x, x - 1, x + 1, -x, -x - 1, -x + 1]
+        }
         return v
     }()
 
@@ -114,7 +120,9 @@ import Testing
     @Test(arguments: [1, 2, 3, 100, 1024, 4099])
     func seededRandomSeries(count: Int) throws {
         var rng = SplitMix64(seed: UInt64(count))
-        let monotone = (0..<count).reduce(into: [Int64]()) { a, _ in a.append((a.last ?? 1_700_000_000) + Int64.random(in: 0...400, using: &rng)) }
+        let monotone = (0..<count).reduce(into: [Int64]()) { a, _ in
+            a.append((a.last ?? 1_700_000_000) + Int64.random(in: 0...400, using: &rng))
+        }
         let noisy = (0..<count).map { _ in Int64.random(in: .min ... .max, using: &rng) }
         let small = (0..<count).map { _ in Int64.random(in: -3...3, using: &rng) }
         for series in [monotone, noisy, small] { #expect(try roundTrip(series) == series) }
@@ -126,7 +134,9 @@ import Testing
         var rng = SplitMix64(seed: 12)
         var t: Int64 = 0
         let values = (0..<4096).map { i -> Int64 in
-            t += (1000..<1700).contains(i) ? Int64.random(in: 4...6, using: &rng) : Int64.random(in: 60...180, using: &rng)
+            t +=
+                (1000..<1700).contains(i)
+                ? Int64.random(in: 4...6, using: &rng) : Int64.random(in: 60...180, using: &rng)
             return t
         }
         var w = ByteWriter()
@@ -141,7 +151,10 @@ import Testing
         var rng = SplitMix64(seed: UInt64(count))
         var t = Int64.max - 1_000_000_000
         let values = (0..<count).map { i -> Int64 in
-            t = t &+ (i / 128 % 2 == 0 ? Int64.random(in: 0...3, using: &rng) : Int64.random(in: -100_000...100_000, using: &rng))
+            t =
+                t
+                &+ (i / 128 % 2 == 0
+                    ? Int64.random(in: 0...3, using: &rng) : Int64.random(in: -100_000...100_000, using: &rng))
             return t
         }
         var w = ByteWriter()
@@ -173,7 +186,9 @@ import Testing
         // Truncated by one byte: an error, never a wrong value.
         try bytes.withUnsafeBytes { (buf) throws in
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<forced.count - 1]), context: "column")
-            #expect(throws: TSDBError.self) { try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) } }
+            #expect(throws: TSDBError.self) {
+                try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) }
+            }
         }
     }
 
@@ -189,7 +204,9 @@ import Testing
         bytes.withUnsafeBytes { buf in
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<3]), context: "column")
             var out = [Int64](repeating: 0, count: 1)
-            #expect(throws: TSDBError.self) { try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: 1, into: $0.baseAddress!) } }
+            #expect(throws: TSDBError.self) {
+                try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: 1, into: $0.baseAddress!) }
+            }
         }
     }
 
@@ -201,7 +218,9 @@ import Testing
         bytes.withUnsafeBytes { buf in
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<w.count - 1]), context: "column")
             var out = [Int64](repeating: 0, count: 100)
-            #expect(throws: TSDBError.self) { try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: 100, into: $0.baseAddress!) } }
+            #expect(throws: TSDBError.self) {
+                try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: 100, into: $0.baseAddress!) }
+            }
         }
     }
 }
@@ -227,7 +246,8 @@ import Testing
         let garbage: [UInt8] = (0..<64).map { UInt8(($0 * 37) & 0xFF) }
         var out = [UInt8](repeating: 0, count: 100)
         #expect(throws: TSDBError.self) {
-            try garbage.withUnsafeBytes { src in try out.withUnsafeMutableBytes { try codec.decompress(src, into: $0) } }
+            try garbage.withUnsafeBytes { src in try out.withUnsafeMutableBytes { try codec.decompress(src, into: $0) }
+            }
         }
     }
 }

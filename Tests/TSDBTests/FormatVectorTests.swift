@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 /// The test vectors under Formats/vectors/segment-v2 (Formats/segment-v2.md §9).
@@ -63,6 +64,10 @@ import Testing
         #expect(Array(bytes[0..<8]) == Array("TSDBSEG".utf8) + [0])
         let reader = try SegmentReader(path: Self.directory + "/two-heart-rates.none.seg")
         #expect(reader.blockCount == 1 && reader.sampleCount == 2)
-        #expect(reader.locations[0] == BlockLocation(offset: 16, storedLength: 32, rawLength: 32, crc: reader.locations[0].crc, codec: .none, timeUnitExponent: 6))
+        #expect(
+            reader.locations[0]
+                == BlockLocation(
+                    offset: 16, storedLength: 32, rawLength: 32, crc: reader.locations[0].crc, codec: .none,
+                    timeUnitExponent: 6))
     }
 }

@@ -1,15 +1,20 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 /// Every input a fuzzer ever crashed on (Tests/Fuzz/crashes/<target>/), replayed through the same
 /// property checks the fuzz targets run. A regression crashes this test process.
 @Suite struct FuzzRegressionTests {
-    static let crashes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fuzz/crashes").standardized.path
+    static let crashes = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../Fuzz/crashes"
+    ).standardized.path
 
     static func inputs(_ target: String) -> [String] {
         let dir = crashes + "/" + target
-        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { !$0.hasPrefix(".") && $0 != "README.md" }.sorted().map { dir + "/" + $0 }
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter {
+            !$0.hasPrefix(".") && $0 != "README.md"
+        }.sorted().map { dir + "/" + $0 }
     }
 
     @Test func rawJSONCrashInputs() throws {
@@ -25,7 +30,10 @@ import Testing
         for path in inputs {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             // Each kept input is damaged: it must be rejected with an error, not crash.
-            let error = caught { _ = try SegmentReader(file: MappedFile(copying: UnsafeRawBufferPointer(start: bytes, count: bytes.count), path: path)) }
+            let error = caught {
+                _ = try SegmentReader(
+                    file: MappedFile(copying: UnsafeRawBufferPointer(start: bytes, count: bytes.count), path: path))
+            }
             bytes.withUnsafeBytes { checkSegmentBytes($0) }
             #expect(error?.kind == .corruption || error?.kind == .unsupportedVersion || error == nil)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
@@ -30,12 +31,14 @@ import Testing
         try generate(folder.path + "/all", days: days + 10, seed: 21)
         let raw = folder.path + "/store/raw"
         try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
-        for rel in try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").sorted() where rel.hasSuffix(".json") {
+        for rel in try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").sorted()
+        where rel.hasSuffix(".json") {
             let day = Int(rel.suffix(7).prefix(2))!
             let month = Int(rel.dropFirst(5).prefix(2))!
             // The first `days` days (from 2025-03-20) go in now; the rest are added later.
             if month == 3 || (month == 4 && day <= days - 12) {
-                try FileManager.default.createDirectory(atPath: raw + "/" + rel.prefix(7), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: raw + "/" + rel.prefix(7), withIntermediateDirectories: true)
                 try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: raw + "/" + rel)
             }
         }
@@ -52,7 +55,9 @@ import Testing
         #expect(second.upToDate && second.generation == first.generation && second.segmentsWritten == 0)
         let after = snapshot(dir + "/tsdb")
         #expect(before.keys.sorted() == after.keys.sorted())
-        for (k, v) in before where k != "LOCK" { #expect(after[k]?.0 == v.0 && after[k]?.1 == v.1, "\(k) was rewritten") }
+        for (k, v) in before where k != "LOCK" {
+            #expect(after[k]?.0 == v.0 && after[k]?.1 == v.1, "\(k) was rewritten")
+        }
     }
 
     @Test func addingADayRewritesOnlyItsMonths() throws {
@@ -61,13 +66,19 @@ import Testing
         let dir = try setUp(folder)
         _ = try compact(dir)
         let old = try segmentPaths(dir)
-        try FileManager.default.copyItem(atPath: folder.path + "/all/raw/2025/04/2025-04-29.json", toPath: dir + "/raw/2025/04/2025-04-29.json")
+        try FileManager.default.copyItem(
+            atPath: folder.path + "/all/raw/2025/04/2025-04-29.json", toPath: dir + "/raw/2025/04/2025-04-29.json")
         let r = try compact(dir)
         #expect(!r.isFullRebuild && r.filesAdded == 1 && r.monthsRebuilt == 0 && r.monthsAppended >= 1)
         let new = try segmentPaths(dir)
-        for (key, path) in old where key.hasSuffix("2025-3") { #expect(new[key] == path, "March segment \(key) was rewritten") }
+        for (key, path) in old where key.hasSuffix("2025-3") {
+            #expect(new[key] == path, "March segment \(key) was rewritten")
+        }
         // In April, exactly the types the new day brought samples of are rewritten.
-        let added = Set(try samples(ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/raw/2025/04/2025-04-29.json")))).map(\.type))
+        let added = Set(
+            try samples(
+                ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/raw/2025/04/2025-04-29.json")))
+            ).map(\.type))
         for (key, path) in new where key.hasSuffix("2025-4") {
             let type = String(key.split(separator: " ")[0])
             #expect(path.contains(".g2.") == added.contains(type), "\(key): \(path)")
@@ -125,9 +136,12 @@ import Testing
         defer { folder.cleanup() }
         let dir = try setUp(folder, days: 20)
         _ = try compact(dir)
-        for rel in try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw") where rel.hasSuffix(".json")
-            && !FileManager.default.fileExists(atPath: dir + "/raw/" + rel) {
-            try FileManager.default.createDirectory(atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
+        for rel in try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw")
+        where rel.hasSuffix(".json")
+            && !FileManager.default.fileExists(atPath: dir + "/raw/" + rel)
+        {
+            try FileManager.default.createDirectory(
+                atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: dir + "/raw/" + rel)
         }
         let r = try compact(dir) { $0.incrementalFileLimit = 5 }
@@ -142,25 +156,34 @@ import Testing
         let dir = try setUp(folder, days: 25)
         _ = try compact(dir)
         var rng = SplitMix64(seed: seed)
-        let spare = try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").filter { $0.hasSuffix(".json") }.sorted()
+        let spare = try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").filter {
+            $0.hasSuffix(".json")
+        }.sorted()
         for round in 0..<4 {
-            let present = try FileManager.default.subpathsOfDirectory(atPath: dir + "/raw").filter { $0.hasSuffix(".json") }.sorted()
+            let present = try FileManager.default.subpathsOfDirectory(atPath: dir + "/raw").filter {
+                $0.hasSuffix(".json")
+            }.sorted()
             switch Int.random(in: 0..<4, using: &rng) {
-            case 0: // delete one
+            case 0:  // delete one
                 try FileManager.default.removeItem(atPath: dir + "/raw/" + present.randomElement(using: &rng)!)
-            case 1: // add or restore one
+            case 1:  // add or restore one
                 let rel = spare.randomElement(using: &rng)!
                 try? FileManager.default.removeItem(atPath: dir + "/raw/" + rel)
-                try FileManager.default.createDirectory(atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
                 try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: dir + "/raw/" + rel)
-            case 2: // replace one day's content with another day's samples (a changed file)
+            case 2:  // replace one day's content with another day's samples (a changed file)
                 let target = present.randomElement(using: &rng)!
                 let date = String(target.suffix(15).prefix(10))
-                var text = try String(contentsOfFile: folder.path + "/all/raw/" + spare.randomElement(using: &rng)!, encoding: .utf8)
-                if let r = text.range(of: #""date": "\d{4}-\d{2}-\d{2}""#, options: .regularExpression) { text.replaceSubrange(r, with: "\"date\": \"\(date)\"") }
+                var text = try String(
+                    contentsOfFile: folder.path + "/all/raw/" + spare.randomElement(using: &rng)!, encoding: .utf8)
+                if let r = text.range(of: #""date": "\d{4}-\d{2}-\d{2}""#, options: .regularExpression) {
+                    text.replaceSubrange(r, with: "\"date\": \"\(date)\"")
+                }
                 try text.write(toFile: dir + "/raw/" + target, atomically: true, encoding: .utf8)
-            default: // break one (it must be reported and the rest stay right)
-                try "{\"samples\": [".write(toFile: dir + "/raw/" + present.randomElement(using: &rng)!, atomically: true, encoding: .utf8)
+            default:  // break one (it must be reported and the rest stay right)
+                try "{\"samples\": [".write(
+                    toFile: dir + "/raw/" + present.randomElement(using: &rng)!, atomically: true, encoding: .utf8)
             }
             let r = try compact(dir)
             let raw = try rawSampleSetSkippingBroken(dir + "/raw")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 /// What a new user hit on the first release (issue 9), one test per failure, through the real
@@ -14,7 +15,8 @@ import Testing
         folder.write("my notes", to: "raw/README.md")
         let before = snapshot(folder.path)
         let gen = try tsdbShell(["generate", folder.path, "--days", "3", "--start", "2025-01-01"])
-        #expect(gen.status == 1 && gen.stderr.contains("already holds files") && gen.stderr.contains(folder.path + "/raw"))
+        #expect(
+            gen.status == 1 && gen.stderr.contains("already holds files") && gen.stderr.contains(folder.path + "/raw"))
         let demo = try tsdbShell(["demo", "--dir", folder.path, "--days", "3"])
         #expect(demo.status == 1 && demo.stderr.contains("already holds files"))
         let after = snapshot(folder.path)
@@ -36,9 +38,11 @@ import Testing
         #expect(String(decoding: sha(target.path + "/2025/03/2025-03-01.json"), as: UTF8.self) == "keep me")
     }
 
-    static let rangeForms = ["..", "..2025-03", "2025-03-04..", "2025-03", "2025-03-04", "2025", "2025-03-04..2025-03-05",
-                             "2025-03-04T08:00..2025-03-04T12:00", "2025-03-04T08:00+01:00..2025-03-04T12:00Z",
-                             "2025-03-04T08:00Z..", "2030", "..1999"]
+    static let rangeForms = [
+        "..", "..2025-03", "2025-03-04..", "2025-03", "2025-03-04", "2025", "2025-03-04..2025-03-05",
+        "2025-03-04T08:00..2025-03-04T12:00", "2025-03-04T08:00+01:00..2025-03-04T12:00Z",
+        "2025-03-04T08:00Z..", "2030", "..1999",
+    ]
     static let commands: [[String]] = [
         ["query", "HeartRate"], ["query", "HeartRate", "--bucket", "day"], ["query", "Steps", "--bucket", "week"],
         ["query", "Sleep", "--bucket", "day"], ["query", "HeartRate", "--stats", "p50"], ["sleep"], ["workouts"],
@@ -58,19 +62,25 @@ import Testing
                 #expect(r.status == 0, "\(command) --range \(range): \(r.stderr)")
                 // The empty store: no crash; a type it does not have is a plain error.
                 let e = try tsdbShell(command + ["--range", range, "--store", empty.path])
-                #expect(e.status == 0 || (e.status == 1 && e.stderr.contains("no samples yet")), "\(command) \(range): \(e.stderr)")
+                #expect(
+                    e.status == 0 || (e.status == 1 && e.stderr.contains("no samples yet")),
+                    "\(command) \(range): \(e.stderr)")
             }
         }
     }
 
-    @Test(arguments: [["export"], ["query", "HeartRate"], ["query", "HeartRate", "--format", "csv"],
-                      ["query", "HeartRate", "--bucket", "hour"], ["types"], ["stats"], ["sleep"], ["workouts"]])
+    @Test(arguments: [
+        ["export"], ["query", "HeartRate"], ["query", "HeartRate", "--format", "csv"],
+        ["query", "HeartRate", "--bucket", "hour"], ["types"], ["stats"], ["sleep"], ["workouts"],
+    ])
     func failedWritesToStdoutAreErrors(command: [String]) throws {
         let store = try generatedStore("full", days: 2)
         defer { store.cleanup() }
         let args = command + ["--store", store.path]
         let full = try tsdbShell(args, "> /dev/full")
-        #expect(full.status == 1 && full.stderr.contains("cannot write the output: No space left on device"), "\(full.stderr)")
+        #expect(
+            full.status == 1 && full.stderr.contains("cannot write the output: No space left on device"),
+            "\(full.stderr)")
         let closed = try tsdbShell(args, ">&-")
         #expect(closed.status == 1 && closed.stderr.contains("cannot write the output"), "\(closed.stderr)")
         // A reader that goes away ends the command quietly.
@@ -94,10 +104,15 @@ import Testing
         let store = try generatedStore("stream", days: 12)
         defer { store.cleanup() }
         // 1,036,800 one-second rows: the previous engine held every bucket's accumulator (~200 MB).
-        let r = try tsdbShell(["query", "HeartRate", "--range", "2025-03-01..2025-03-12", "--bucket", "1s", "--fill",
-                               "--format", "csv", "--timings", "--tz", "UTC", "--store", store.path], "| wc -l")
+        let r = try tsdbShell(
+            [
+                "query", "HeartRate", "--range", "2025-03-01..2025-03-12", "--bucket", "1s", "--fill",
+                "--format", "csv", "--timings", "--tz", "UTC", "--store", store.path,
+            ], "| wc -l")
         #expect(r.status == 0 && r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1036801", "\(r.stderr)")
-        let peak = r.stderr.split(separator: " ").firstIndex(of: "peak").map { Double(r.stderr.split(separator: " ")[$0 + 1]) ?? 0 }
+        let peak = r.stderr.split(separator: " ").firstIndex(of: "peak").map {
+            Double(r.stderr.split(separator: " ")[$0 + 1]) ?? 0
+        }
         #expect(peak != nil && peak! <= 64, "peak memory \(peak ?? -1) MB")
     }
 
@@ -106,12 +121,14 @@ import Testing
     @Test func tablesShowControlCharactersEscaped() throws {
         let folder = TemporaryFolder("escape")
         defer { folder.cleanup() }
-        folder.write(#"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T08:00:00Z","#
-            + #""end":"2025-03-01T08:00:00Z","value":70,"unit":"kg","source":"Scale\u001b]0;pwned\u0007 | x"}]}"#,
+        folder.write(
+            #"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T08:00:00Z","#
+                + #""end":"2025-03-01T08:00:00Z","value":70,"unit":"kg","source":"Scale\u001b]0;pwned\u0007 | x"}]}"#,
             to: "raw/2025/03/2025-03-01.json")
         _ = try tsdbShell(["compact", folder.path])
         for format in ["table", "markdown"] {
-            let r = try tsdbShell(["query", "BodyMass", "--store", folder.path] + (format == "table" ? [] : ["--stats", "count"]))
+            let r = try tsdbShell(
+                ["query", "BodyMass", "--store", folder.path] + (format == "table" ? [] : ["--stats", "count"]))
             #expect(r.status == 0 && !r.stdout.contains("\u{1B}") && !r.stdout.contains("\u{07}"))
             if format == "table" { #expect(r.stdout.contains(#"Scale\u{1B}]0;pwned\u{7} | x"#)) }
         }
@@ -131,18 +148,22 @@ import Testing
         ]
         for (args, message) in cases {
             let r = try tsdbShell(args + ["--store", store.path])
-            #expect(r.status == 64 && r.stderr.contains(message) && r.stderr.contains("Usage: tsdb \(args[0])"), "\(args): \(r.stderr)")
+            #expect(
+                r.status == 64 && r.stderr.contains(message) && r.stderr.contains("Usage: tsdb \(args[0])"),
+                "\(args): \(r.stderr)")
         }
         // The rebuild makes the codec apply; count works on category types.
         #expect(try tsdbShell(["compact", "--codec", "zstd", "--rebuild", "--store", store.path]).status == 0)
-        #expect(try tsdbShell(["query", "Sleep", "--bucket", "day", "--stats", "count", "--store", store.path]).status == 0)
+        #expect(
+            try tsdbShell(["query", "Sleep", "--bucket", "day", "--stats", "count", "--store", store.path]).status == 0)
     }
 
     @Test func plainVerifyReportsABadDayFileAsBad() throws {
         let store = try generatedStore("verify-bad", days: 2)
         defer { store.cleanup() }
-        store.write(#"{"samples":[{"type":"T","start":"2025-03-05T10:00:00Z","end":"2025-03-05T09:00:00Z"}]}"#,
-                    to: "raw/2025/03/2025-03-05.json")
+        store.write(
+            #"{"samples":[{"type":"T","start":"2025-03-05T10:00:00Z","end":"2025-03-05T09:00:00Z"}]}"#,
+            to: "raw/2025/03/2025-03-05.json")
         #expect(try tsdbShell(["compact", store.path]).status == 2)
         let r = try tsdbShell(["verify", "--store", store.path])
         #expect(r.status == 1 && r.stderr.contains("raw file not compacted") && r.stderr.contains("2025-03-05.json"))
@@ -155,17 +176,23 @@ import Testing
         store.write("PK", to: "export.zip")
         let zip = try tsdbShell(["compact", store.path + "/export.zip"])
         #expect(zip.status == 1 && zip.stderr.contains("is a file, not a folder") && zip.stderr.contains("export.zip"))
-        try FileManager.default.createDirectory(atPath: store.path + "/raw/2025/03/2025-03-09.json", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: store.path + "/raw/2025/03/2025-03-09.json", withIntermediateDirectories: true)
         let folderLikeFile = try tsdbShell(["compact", store.path])
         #expect(folderLikeFile.status == 2 && folderLikeFile.stderr.contains("is a folder named like a day file"))
         let region = try tsdbShell(["types", "--tz", "Europe", "--store", store.path])
-        #expect(region.status == 1 && region.stderr.contains("Europe is a region") && region.stderr.contains("Europe/Paris"))
+        #expect(
+            region.status == 1 && region.stderr.contains("Europe is a region") && region.stderr.contains("Europe/Paris")
+        )
         let one = TemporaryFolder("one")
         defer { one.cleanup() }
-        one.write(#"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T08:00:00Z","end":"2025-03-01T08:00:00Z","value":70}]}"#,
-                  to: "raw/2025/03/2025-03-01.json")
+        one.write(
+            #"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T08:00:00Z","#
+                + #""end":"2025-03-01T08:00:00Z","value":70}]}"#,
+            to: "raw/2025/03/2025-03-01.json")
         let single = try tsdbShell(["compact", one.path])
-        #expect(single.stdout.contains("1 sample, 1 type, 1 segment,") && single.stdout.contains("compacted 1 day file "))
+        #expect(
+            single.stdout.contains("1 sample, 1 type, 1 segment,") && single.stdout.contains("compacted 1 day file "))
         #expect(!single.stdout.contains("across day files stored once"))
         let empty = TemporaryFolder("empty-store")
         defer { empty.cleanup() }
@@ -181,9 +208,12 @@ import Testing
         let sub = try tsdbShell(["qurey"])
         #expect(sub.status == 64 && sub.stderr.contains("did you mean query?"))
         let short = try tsdbShell(["query", "Step", "--store", store.path])
-        #expect(short.status == 1 && short.stderr.contains("did you mean") && short.stderr.contains("StepCount"), "\(short.stderr)")
+        #expect(
+            short.status == 1 && short.stderr.contains("did you mean") && short.stderr.contains("StepCount"),
+            "\(short.stderr)")
         let known = try tsdbShell(["query", "BloodGlucose", "--store", store.path])
-        #expect(known.status == 1 && known.stderr.contains("this store has no BloodGlucose samples")
+        #expect(
+            known.status == 1 && known.stderr.contains("this store has no BloodGlucose samples")
                 && known.stderr.contains("HeartRate"), "\(known.stderr)")
     }
 
@@ -204,8 +234,10 @@ import Testing
     @Test func typesAndStatsFollowTheZone() throws {
         let folder = TemporaryFolder("tz-types")
         defer { folder.cleanup() }
-        folder.write(#"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T23:30:00Z","end":"2025-03-01T23:30:00Z","value":70}]}"#,
-                     to: "raw/2025/03/2025-03-01.json")
+        folder.write(
+            #"{"samples":[{"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-03-01T23:30:00Z","#
+                + #""end":"2025-03-01T23:30:00Z","value":70}]}"#,
+            to: "raw/2025/03/2025-03-01.json")
         _ = try tsdbShell(["compact", folder.path])
         for command in ["types", "stats"] {
             let utc = try tsdbShell([command, "--tz", "UTC", "--store", folder.path])
@@ -218,21 +250,27 @@ import Testing
     @Test func calendarRangeEndsAreInclusiveAndVerboseShowsTheInstants() throws {
         let store = try generatedStore("inclusive", days: 10)
         defer { store.cleanup() }
-        let r = try tsdbShell(["query", "HeartRate", "--range", "2025-03-02..2025-03-04", "--bucket", "day", "--tz", "UTC",
-                               "--format", "csv", "--verbose", "--store", store.path])
+        let r = try tsdbShell([
+            "query", "HeartRate", "--range", "2025-03-02..2025-03-04", "--bucket", "day", "--tz", "UTC",
+            "--format", "csv", "--verbose", "--store", store.path,
+        ])
         let days = r.stdout.split(separator: "\n").dropFirst().map { String($0.prefix(10)) }
         #expect(days == ["2025-03-02", "2025-03-03", "2025-03-04"])
         #expect(r.stderr.contains("range: [2025-03-02T00:00:00+00:00, 2025-03-05T00:00:00+00:00) in UTC"))
-        let instants = try tsdbShell(["query", "HeartRate", "--range", "2025-03-02T00:00Z..2025-03-04T00:00Z", "--bucket", "day",
-                                      "--tz", "UTC", "--format", "csv", "--store", store.path])
+        let instants = try tsdbShell([
+            "query", "HeartRate", "--range", "2025-03-02T00:00Z..2025-03-04T00:00Z", "--bucket", "day",
+            "--tz", "UTC", "--format", "csv", "--store", store.path,
+        ])
         #expect(instants.stdout.split(separator: "\n").count == 3)
     }
 
     @Test func invalidTZInTheEnvironmentIsReported() throws {
         let store = try generatedStore("tz-env", days: 2)
         defer { store.cleanup() }
-        let r = try tsdbShell(["query", "HeartRate", "--bucket", "day", "--store", store.path], environment: ["TZ": "Mars/Olympus"])
-        #expect(r.status == 0 && r.stderr.contains("TZ=Mars/Olympus is not a time zone") && r.stderr.contains("using UTC"))
+        let r = try tsdbShell(
+            ["query", "HeartRate", "--bucket", "day", "--store", store.path], environment: ["TZ": "Mars/Olympus"])
+        #expect(
+            r.status == 0 && r.stderr.contains("TZ=Mars/Olympus is not a time zone") && r.stderr.contains("using UTC"))
     }
 
     @Test func smallFrictions() throws {
@@ -242,7 +280,9 @@ import Testing
         #expect(try tsdbShell(["compact"], environment: ["TSDB_STORE": store.path]).stdout.contains("up to date"))
         #expect(try tsdbShell(["compact", "--store", store.path]).stdout.contains("up to date"))
         // --version; a usage error shows that subcommand's usage.
-        #expect(try tsdbShell(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        #expect(
+            try tsdbShell(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".")
+                .count == 3)
         let usage = try tsdbShell(["sleep", "--format", "yaml", "--store", store.path])
         #expect(usage.status == 64 && usage.stderr.contains("Usage: tsdb sleep"))
         // Tables show whole source names.
@@ -250,18 +290,24 @@ import Testing
         #expect(table.stdout.contains("com.apple.health.81C3F6A2-5B1E-4C7A-9D2E-3F4A5B6C7D8E / Apple Watch"))
         // Workouts with a cumulative type: the prorated, de-duplicated sum during each.
         let w = try tsdbShell(["workouts", "--with", "Steps", "--format", "csv", "--store", store.path])
-        #expect(w.status == 0 && w.stdout.hasPrefix("workout,start,duration_min,distance,energy,StepCount_sum\n"), "\(w.stdout)")
+        #expect(
+            w.status == 0 && w.stdout.hasPrefix("workout,start,duration_min,distance,energy,StepCount_sum\n"),
+            "\(w.stdout)")
     }
 
     @Test func unnamedCategoryValuesAreShownAsValues() throws {
         let folder = TemporaryFolder("category")
         defer { folder.cleanup() }
-        folder.write(#"{"samples":[{"type":"HKCategoryTypeIdentifierHeadache","start":"2025-03-01T08:00:00Z","end":"2025-03-01T09:00:00Z","value":3}]}"#,
-                     to: "raw/2025/03/2025-03-01.json")
+        folder.write(
+            #"{"samples":[{"type":"HKCategoryTypeIdentifierHeadache","start":"2025-03-01T08:00:00Z","#
+                + #""end":"2025-03-01T09:00:00Z","value":3}]}"#,
+            to: "raw/2025/03/2025-03-01.json")
         _ = try tsdbShell(["compact", folder.path])
         let table = try tsdbShell(["query", "Headache", "--bucket", "day", "--tz", "UTC", "--store", folder.path])
         #expect(table.stdout.contains("value 3 (min)") && table.stdout.contains("60"))
-        let csv = try tsdbShell(["query", "Headache", "--bucket", "day", "--tz", "UTC", "--format", "csv", "--store", folder.path])
+        let csv = try tsdbShell([
+            "query", "Headache", "--bucket", "day", "--tz", "UTC", "--format", "csv", "--store", folder.path,
+        ])
         #expect(csv.stdout.hasPrefix("start,end,value_3_min\n"))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 @Suite struct TypeCatalogTests {
@@ -7,17 +8,19 @@ import Testing
         let folder = TemporaryFolder("catalog")
         defer { folder.cleanup() }
         folder.write("{}", to: "raw/.keep")
-        folder.write("""
-        {"quantity_types": {"HKQuantityTypeIdentifierStepCount": {"name": "Steps", "unit": "count"}},
-         "category_types": {"HKCategoryTypeIdentifierSleepAnalysis": {"name": "Sleep", "values": {"0": "inBed", "4": "deepSleep"}},
-                            "HKCategoryTypeIdentifierMindfulSession": {"name": "Mindful Session", "values": {}}},
-         "workout_activity_types": {"37": "run", "3000": "other"}}
-        """, to: "types.json")
+        folder.write(
+            """
+            {"quantity_types": {"HKQuantityTypeIdentifierStepCount": {"name": "Steps", "unit": "count"}},
+             "category_types": {"HKCategoryTypeIdentifierSleepAnalysis": {"name": "Sleep", "values": {"0": \
+             "inBed", "4": "deepSleep"}},
+                                "HKCategoryTypeIdentifierMindfulSession": {"name": "Mindful Session", "values": {}}},
+             "workout_activity_types": {"37": "run", "3000": "other"}}
+            """, to: "types.json")
         let catalog = TypeCatalog(layout: StoreLayout(appleHealthDirectory: folder.path))
         #expect(catalog.displayName("HKQuantityTypeIdentifierStepCount") == "Steps")
         #expect(catalog.displayName("HKQuantityTypeIdentifierHeartRate") == "HeartRate")
         #expect(catalog.categoryName("HKCategoryTypeIdentifierSleepAnalysis", 4) == "deepSleep")
-        #expect(catalog.categoryName("HKCategoryTypeIdentifierAppleStandHour", 1) == "stood")   // built-in
+        #expect(catalog.categoryName("HKCategoryTypeIdentifierAppleStandHour", 1) == "stood")  // built-in
         #expect(catalog.categoryName("HKCategoryTypeIdentifierMindfulSession", 0) == "value 0")
         #expect(catalog.workoutName(37) == "run" && catalog.workoutName(13) == "cycling")
         #expect(catalog.kind(of: "HKQuantityTypeIdentifierStepCount") == .cumulative)
@@ -28,6 +31,8 @@ import Testing
 
         // A broken types.json does not break queries: the built-in names are used.
         folder.write("{not json", to: "types.json")
-        #expect(TypeCatalog(layout: StoreLayout(appleHealthDirectory: folder.path)).categoryName("HKCategoryTypeIdentifierSleepAnalysis", 4) == "asleepDeep")
+        #expect(
+            TypeCatalog(layout: StoreLayout(appleHealthDirectory: folder.path)).categoryName(
+                "HKCategoryTypeIdentifierSleepAnalysis", 4) == "asleepDeep")
     }
 }

@@ -3,7 +3,8 @@ import Testing
 
 /// README's "Library" section is code people copy: it must compile against the library as built.
 @Suite struct ReadmeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        .standardized.path
 
     @Test func librarySectionTypechecksAsWritten() throws {
         let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
@@ -14,11 +15,14 @@ import Testing
         defer { folder.cleanup() }
         folder.write(String(readme[open.upperBound..<close.lowerBound]), to: "main.swift")
         // The modules of this very build sit beside the tsdb executable.
-        let modules = URL(fileURLWithPath: CommandLineTests.executable).deletingLastPathComponent().appendingPathComponent("Modules").path
+        let modules = URL(fileURLWithPath: CommandLineTests.executable).deletingLastPathComponent()
+            .appendingPathComponent("Modules").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["swiftc", "-typecheck", "-I", modules, "-I", Self.root + "/Sources/CTSDBZstd",
-                       "-I", Self.root + "/Sources/CTSDBLZ4", folder.path + "/main.swift"]
+        p.arguments = [
+            "swiftc", "-typecheck", "-I", modules, "-I", Self.root + "/Sources/CTSDBZstd",
+            "-I", Self.root + "/Sources/CTSDBLZ4", folder.path + "/main.swift",
+        ]
         let err = Pipe()
         p.standardError = err
         try p.run()

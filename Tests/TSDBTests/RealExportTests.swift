@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 /// The real Apple Health export in ../shared/data (27 types, up to 400 records each).

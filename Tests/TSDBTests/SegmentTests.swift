@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
@@ -12,7 +13,9 @@ func encodeSegment(_ samples: [Sample], blockSamples: Int = 64, codec: BlockCode
     writer.blockSamples = blockSamples
     writer.codec = codec
     let (y, m, _) = ISO8601.civil(ISO8601.floorDivide(samples.first?.start.microseconds ?? 0, ISO8601.microsPerDay).0)
-    return packed.withUnsafeBufferPointer { writer.encode(type: samples.first?.type ?? "T", year: y, month: m, samples: $0, strings: strings) }
+    return packed.withUnsafeBufferPointer {
+        writer.encode(type: samples.first?.type ?? "T", year: y, month: m, samples: $0, strings: strings)
+    }
 }
 
 /// Opens and fully decodes a segment file.
@@ -29,26 +32,37 @@ func readSegment(_ path: String) throws -> [Sample] {
 
 func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
     var rng = SplitMix64(seed: seed)
-    var t: Int64 = 1_740_787_200_000_000 // 2025-03-01
+    var t: Int64 = 1_740_787_200_000_000  // 2025-03-01
     let sources: [OptionalText] = [.text("watch"), .text("phone ☎"), .null, .absent]
-    let metas: [OptionalText] = [.absent, .null, .text(#"{"HKMetadataKeyHeartRateMotionContext":1}"#), .text(#"{"a":[1,"\n"]}"#)]
+    let metas: [OptionalText] = [
+        .absent, .null, .text(#"{"HKMetadataKeyHeartRateMotionContext":1}"#), .text(#"{"a":[1,"\n"]}"#),
+    ]
     return (0..<n).map { i in
         t += Int64.random(in: 0...3, using: &rng) == 0 ? 0 : Int64.random(in: 1...400_000_000, using: &rng)
         let fraction = UInt8.random(in: 0...9, using: &rng)
         let startMicros = fraction == 0 ? t / 1_000_000 * 1_000_000 : fraction < 6 ? t / 1000 * 1000 : t
-        let form = TimeForm(offsetMinutes: Int16.random(in: -720...840, using: &rng), fractionDigits: min(fraction, 6), isZulu: fraction == 7)
+        let form = TimeForm(
+            offsetMinutes: Int16.random(in: -720...840, using: &rng), fractionDigits: min(fraction, 6),
+            isZulu: fraction == 7)
         let value: SampleValue
         switch i % 9 {
         case 0: value = .null
         case 1: value = .absent
         case 2: value = .numberText("1.5e\(Int.random(in: -5...5, using: &rng))")
-        default: value = .decimal(ExactDecimal(mantissa: Int64.random(in: -100_000...100_000, using: &rng), scale: UInt8.random(in: 0...18, using: &rng)))
+        default:
+            value = .decimal(
+                ExactDecimal(
+                    mantissa: Int64.random(in: -100_000...100_000, using: &rng),
+                    scale: UInt8.random(in: 0...18, using: &rng)))
         }
-        let duration = Int64.random(in: 0...2, using: &rng) == 0 ? 0 : Int64.random(in: 0...3_600_000_000, using: &rng) / 1000 * 1000
-        return Sample(type: "HKQuantityTypeIdentifierHeartRate", start: Timestamp(microseconds: startMicros, form: form),
-                      end: Timestamp(microseconds: startMicros + duration, form: form), value: value,
-                      unit: i % 5 == 0 ? .null : .text("count/min"), source: sources[i % 4], device: sources[(i / 4) % 4],
-                      metadata: metas[Int.random(in: 0..<4, using: &rng)])
+        let duration =
+            Int64.random(in: 0...2, using: &rng) == 0
+            ? 0 : Int64.random(in: 0...3_600_000_000, using: &rng) / 1000 * 1000
+        return Sample(
+            type: "HKQuantityTypeIdentifierHeartRate", start: Timestamp(microseconds: startMicros, form: form),
+            end: Timestamp(microseconds: startMicros + duration, form: form), value: value,
+            unit: i % 5 == 0 ? .null : .text("count/min"), source: sources[i % 4], device: sources[(i / 4) % 4],
+            metadata: metas[Int.random(in: 0..<4, using: &rng)])
     }
 }
 
@@ -69,7 +83,10 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
 
     func error(_ bytes: [UInt8]) -> TSDBError? {
         withFile(bytes) { path in
-            do { _ = try readSegment(path); return nil } catch let e as TSDBError { return e } catch { return nil }
+            do {
+                _ = try readSegment(path)
+                return nil
+            } catch let e as TSDBError { return e } catch { return nil }
         }
     }
 
@@ -195,14 +212,20 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
 
     @Test func flippedDictionaryByte() throws {
         var bytes = encodeSegment(randomSamples(100, seed: 4))
-        let dictOffset = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: bytes.count - SegmentFormat.footerSize, as: UInt64.self) })
+        let dictOffset = Int(
+            bytes.withUnsafeBytes {
+                $0.loadUnaligned(fromByteOffset: bytes.count - SegmentFormat.footerSize, as: UInt64.self)
+            })
         bytes[dictOffset + 1] ^= 0x01
         let e = error(bytes)
         #expect(e?.message.contains("dictionary CRC mismatch") == true && e?.offset == dictOffset)
     }
 
     @Test func notASegment() {
-        let e = error(Array("{\"date\":\"2025-01-01\",\"samples\":[]} plus enough bytes to pass the size check........................".utf8))
+        let text =
+            #"{"date":"2025-01-01","samples":[]} plus enough bytes to pass the size check"#
+            + String(repeating: ".", count: 24)
+        let e = error(Array(text.utf8))
         #expect(e?.kind == .corruption)
     }
 

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 @Suite(.serialized) struct StoreTests {
     func compact(_ dir: String, blockSamples: Int = 256) throws -> CompactionReport {
@@ -40,7 +42,9 @@ import Testing
     @Test func crossMidnightSampleStoredOnce() throws {
         let folder = TemporaryFolder()
         defer { folder.cleanup() }
-        let sleep = #"{"type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2025-01-15T23:10:00+01:00","end":"2025-01-16T06:40:00+01:00","value":3,"unit":null,"source":"w","device":"Apple Watch"}"#
+        let sleep =
+            #"{"type":"HKCategoryTypeIdentifierSleepAnalysis","start":"2025-01-15T23:10:00+01:00","#
+            + #""end":"2025-01-16T06:40:00+01:00","value":3,"unit":null,"source":"w","device":"Apple Watch"}"#
         folder.write(#"{"date":"2025-01-15","samples":[\#(sleep)]}"#, to: "raw/2025/01/2025-01-15.json")
         folder.write(#"{"date":"2025-01-16","samples":[\#(sleep)]}"#, to: "raw/2025/01/2025-01-16.json")
         let report = try compact(folder.path)
@@ -57,20 +61,22 @@ import Testing
         let raw = Array(try rawSampleSet(folder.path + "/raw").keys)
         let store = try Store(at: folder.path)
         var rng = SplitMix64(seed: 99)
-        let lo = raw.map(\.start.microseconds).min()!, hi = raw.map(\.start.microseconds).max()!
+        let lo = raw.map(\.start.microseconds).min()!
+        let hi = raw.map(\.start.microseconds).max()!
         let types = store.types.map(\.type)
         for round in 0..<60 {
             let type = types[round % types.count]
             var a = Int64.random(in: (lo - 86_400_000_000)...(hi + 1), using: &rng)
             var b = a + Int64.random(in: 0...(round % 3 == 0 ? 40 * 86_400_000_000 : 86_400_000_000), using: &rng)
-            if round % 7 == 0 { (a, b) = (b, a) } // empty or inverted
+            if round % 7 == 0 { (a, b) = (b, a) }  // empty or inverted
             let source: String? = round % 4 == 0 ? "4A1B2C3D" : nil
             var cursor = try store.samples(of: type, from: a, to: b, source: source)
             var got: [Sample] = []
             while let s = try cursor.next() { got.append(s) }
             let want = raw.filter {
                 $0.type == type && $0.start.microseconds >= a && $0.start.microseconds < b
-                    && (source == nil || ($0.source.string ?? "").contains(source!) || ($0.device.string ?? "").contains(source!))
+                    && (source == nil || ($0.source.string ?? "").contains(source!)
+                        || ($0.device.string ?? "").contains(source!))
             }
             #expect(got.count == want.count, "round \(round)")
             #expect(Set(got) == Set(want), "round \(round)")
@@ -100,7 +106,10 @@ import Testing
         defer { folder.cleanup() }
         try generate(folder.path, days: 6, seed: 8, edgeCases: false)
         let good = try rawSampleSet(folder.path + "/raw")
-        folder.write(#"{"date":"2025-03-27","samples":[{"type":"T","start":"2025-03-27T10:00:00Z","end":"2025-03-27T09:00:00Z"}]}"#, to: "raw/2025/03/2025-03-27.json")
+        folder.write(
+            #"{"date":"2025-03-27","samples":[{"type":"T","start":"2025-03-27T10:00:00Z","#
+                + #""end":"2025-03-27T09:00:00Z"}]}"#,
+            to: "raw/2025/03/2025-03-27.json")
         folder.write(#"{"date":"2025-03-01","samples":[]}"#, to: "raw/2025/03/2025-03-28.json")
         folder.write("", to: "raw/2025/03/2025-03-29.json")
         folder.write("{}", to: "raw/2025/03/notes.json")
@@ -109,7 +118,8 @@ import Testing
         #expect(report.isPartial)
         #expect(report.filesRead == 6)
         let reasons = report.skipped.map(\.description)
-        #expect(reasons.contains { $0.contains("2025-03-27.json:1 (offset 32)") && $0.contains("ends before it starts") })
+        #expect(
+            reasons.contains { $0.contains("2025-03-27.json:1 (offset 32)") && $0.contains("ends before it starts") })
         #expect(reasons.contains { $0.contains("2025-03-28.json") && $0.contains("file name says 2025-03-28") })
         #expect(reasons.contains { $0.contains("2025-03-29.json") && $0.contains("empty file") })
         // Names that are not day files are ignored, not skipped as bad.
@@ -124,7 +134,8 @@ import Testing
         defer { folder.cleanup() }
         try generate(folder.path, days: 2, seed: 8, edgeCases: false)
         folder.write(#"{"date":"2025-03-25","samples":[]}"#, to: "outside.json")
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/raw/2025/03/2025-03-25.json", withDestinationPath: folder.path + "/outside.json")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path + "/raw/2025/03/2025-03-25.json", withDestinationPath: folder.path + "/outside.json")
         let report = try compact(folder.path)
         #expect(report.skipped.contains { $0.message.contains("symbolic link pointing outside") })
         #expect(report.filesRead == 2)
@@ -134,15 +145,22 @@ import Testing
         let folder = TemporaryFolder()
         defer { folder.cleanup() }
         func hr(_ t: String, _ v: Int) -> String { #"{"type":"HR","start":"\#(t)","end":"\#(t)","value":\#(v)}"# }
-        folder.write(#"{"date":"2025-01-10","samples":[\#(hr("2025-01-10T10:00:00Z", 60))]}"#, to: "raw/2025/01/2025-01-10.json")
-        folder.write(#"{"date":"2025-03-10","samples":[\#(hr("2025-03-10T10:00:00Z", 61))]}"#, to: "raw/2025/03/2025-03-10.json")
+        folder.write(
+            #"{"date":"2025-01-10","samples":[\#(hr("2025-01-10T10:00:00Z", 60))]}"#, to: "raw/2025/01/2025-01-10.json")
+        folder.write(
+            #"{"date":"2025-03-10","samples":[\#(hr("2025-03-10T10:00:00Z", 61))]}"#, to: "raw/2025/03/2025-03-10.json")
         // A backfilled file carrying a sample from January, read after January was written.
-        folder.write(#"{"date":"2025-05-01","samples":[\#(hr("2025-01-20T10:00:00Z", 62)),\#(hr("2025-05-01T10:00:00Z", 63))]}"#, to: "raw/2025/05/2025-05-01.json")
+        folder.write(
+            #"{"date":"2025-05-01","samples":[\#(hr("2025-01-20T10:00:00Z", 62)),\#(hr("2025-05-01T10:00:00Z", 63))]}"#,
+            to: "raw/2025/05/2025-05-01.json")
         var o = CompactionOptions()
         o.batchSize = 1
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: o).run()
         let store = try Store(at: folder.path)
-        #expect(store.manifest.segments.map { "\($0.year)-\($0.month):\($0.sampleCount)" } == ["2025-1:2", "2025-3:1", "2025-5:1"])
+        #expect(
+            store.manifest.segments.map { "\($0.year)-\($0.month):\($0.sampleCount)" } == [
+                "2025-1:2", "2025-3:1", "2025-5:1",
+            ])
         #expect(try storedSamples(store).map { $0.value.description } == ["60", "62", "61", "63"])
     }
 
@@ -160,7 +178,8 @@ import Testing
         let store = try Store(at: folder.path)
         #expect(store.manifest.segments.allSatisfy { $0.path.contains(".g2.") })
         func files() -> [String] {
-            FileManager.default.enumerator(atPath: folder.path + "/tsdb/segments")!.compactMap { $0 as? String }.filter { $0.hasSuffix(".seg") }
+            FileManager.default.enumerator(atPath: folder.path + "/tsdb/segments")!.compactMap { $0 as? String }.filter
+            { $0.hasSuffix(".seg") }
         }
         // The previous generation stays for readers that opened it, until the next publication.
         #expect(files().filter { $0.contains(".g2.") }.count == store.manifest.segments.count)
@@ -169,7 +188,9 @@ import Testing
         #expect(try storedSamples(store) == oldSamples)
         let third = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: rebuild).run()
         #expect(third.generation == 3)
-        #expect(files().allSatisfy { $0.contains(".g2.") || $0.contains(".g3.") } && files().contains { $0.contains(".g3.") })
+        #expect(
+            files().allSatisfy { $0.contains(".g2.") || $0.contains(".g3.") }
+                && files().contains { $0.contains(".g3.") })
     }
 
     @Test func segmentDamagedFoundByAReadIsRebuiltByTheNextCompaction() throws {
@@ -219,13 +240,20 @@ import Testing
 }
 
 @Suite struct QueryInputTests {
-    let known = ["HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount", "HKCategoryTypeIdentifierSleepAnalysis",
-                 "HKWorkoutTypeIdentifier", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"]
+    let known = [
+        "HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount",
+        "HKCategoryTypeIdentifierSleepAnalysis",
+        "HKWorkoutTypeIdentifier", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN",
+    ]
 
-    @Test(arguments: [("HeartRate", "HKQuantityTypeIdentifierHeartRate"), ("heartrate", "HKQuantityTypeIdentifierHeartRate"),
-                      ("HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierStepCount"), ("Steps", "HKQuantityTypeIdentifierStepCount"),
-                      ("stepcount", "HKQuantityTypeIdentifierStepCount"), ("SleepAnalysis", "HKCategoryTypeIdentifierSleepAnalysis"),
-                      ("sleep", "HKCategoryTypeIdentifierSleepAnalysis"), ("Workout", "HKWorkoutTypeIdentifier"), ("HRV", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN")])
+    @Test(arguments: [
+        ("HeartRate", "HKQuantityTypeIdentifierHeartRate"), ("heartrate", "HKQuantityTypeIdentifierHeartRate"),
+        ("HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierStepCount"),
+        ("Steps", "HKQuantityTypeIdentifierStepCount"),
+        ("stepcount", "HKQuantityTypeIdentifierStepCount"), ("SleepAnalysis", "HKCategoryTypeIdentifierSleepAnalysis"),
+        ("sleep", "HKCategoryTypeIdentifierSleepAnalysis"), ("Workout", "HKWorkoutTypeIdentifier"),
+        ("HRV", "HKQuantityTypeIdentifierHeartRateVariabilitySDNN"),
+    ])
     func resolves(name: String, identifier: String) throws {
         #expect(try TypeNames.resolve(name, among: known) == identifier)
     }
@@ -261,7 +289,10 @@ import Testing
         #expect(paris.from == Timestamp("2025-03-01T00:00:00+01:00")!.microseconds)
     }
 
-    @Test(arguments: ["2025-13", "20x5", "2025-02-30", "2025-03-01T25:00", "2025-04-01..2025-03-01", "2025-03-01T08:00:00Z", "yesterday"])
+    @Test(arguments: [
+        "2025-13", "20x5", "2025-02-30", "2025-03-01T25:00", "2025-04-01..2025-03-01", "2025-03-01T08:00:00Z",
+        "yesterday",
+    ])
     func rejectsRanges(text: String) {
         #expect(throws: TSDBError.self) { try TimeRange.parse(text) }
     }
@@ -273,7 +304,8 @@ import Testing
         defer { folder.cleanup() }
         try generate(folder.path, days: 12, seed: 3, edgeCases: false, start: "2025-02-24")
         for day in ["2025-02-26", "2025-03-01", "2025-03-02", "2025-03-03"] {
-            try FileManager.default.removeItem(atPath: folder.path + "/raw/\(day.prefix(4))/\(day.dropFirst(5).prefix(2))/\(day).json")
+            try FileManager.default.removeItem(
+                atPath: folder.path + "/raw/\(day.prefix(4))/\(day.dropFirst(5).prefix(2))/\(day).json")
         }
         _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
         let gaps = try Store(at: folder.path).missingDays
@@ -291,14 +323,17 @@ import Testing
         // nobody must be able to reach the folder and write the store (the system temporary
         // directory is already world-writable and sticky; it is left alone).
         chmod(folder.path, 0o777)
-        for sub in try FileManager.default.subpathsOfDirectory(atPath: folder.path) where !(folder.path + "/" + sub).hasPrefix(locked) {
+        for sub in try FileManager.default.subpathsOfDirectory(atPath: folder.path)
+        where !(folder.path + "/" + sub).hasPrefix(locked) {
             chmod(folder.path + "/" + sub, sub.hasSuffix(".json") ? 0o644 : 0o777)
         }
         chmod(locked, 0)
         defer { chmod(locked, 0o755) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        p.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandLineTests.executable, "compact", folder.path]
+        p.arguments = [
+            "--reuid=nobody", "--regid=nogroup", "--clear-groups", CommandLineTests.executable, "compact", folder.path,
+        ]
         p.environment = ProcessInfo.processInfo.environment
         let err = Pipe()
         p.standardError = err
@@ -313,7 +348,8 @@ import Testing
         var expected = Set<Sample>()
         for day in days {
             let path = folder.path + "/raw/\(day.prefix(4))/\(day.dropFirst(5).prefix(2))/\(day).json"
-            expected.formUnion(try TSDBTests.samples(ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
+            expected.formUnion(
+                try TSDBTests.samples(ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
         }
         return expected
     }
@@ -329,7 +365,9 @@ import Testing
         #expect(status == 2, "partial: \(stderr)")
         #expect(stderr.contains("2025-03-21.json") && stderr.contains("Permission denied"))
         // Stored: exactly the samples of the two readable files.
-        #expect(Set(try storedSamples(Store(at: folder.path))) == (try samples(of: folder, days: ["2025-03-20", "2025-03-22"])))
+        #expect(
+            Set(try storedSamples(Store(at: folder.path)))
+                == (try samples(of: folder, days: ["2025-03-20", "2025-03-22"])))
     }
 
     /// An unreadable month folder is reported like a bad file; the other months compact.
@@ -340,8 +378,11 @@ import Testing
         try generate(folder.path, days: 4, seed: 2, edgeCases: false, start: "2025-02-27")
         let (status, stderr) = try compactAsNobody(folder, locked: folder.path + "/raw/2025/02")
         #expect(status == 2, "partial: \(stderr)")
-        #expect(stderr.contains("raw/2025/02: folder cannot be read") && stderr.contains("Permission denied"), "\(stderr)")
-        #expect(Set(try storedSamples(Store(at: folder.path))) == (try samples(of: folder, days: ["2025-03-01", "2025-03-02"])))
+        #expect(
+            stderr.contains("raw/2025/02: folder cannot be read") && stderr.contains("Permission denied"), "\(stderr)")
+        #expect(
+            Set(try storedSamples(Store(at: folder.path)))
+                == (try samples(of: folder, days: ["2025-03-01", "2025-03-02"])))
     }
 }
 
@@ -354,7 +395,7 @@ import Testing
         rebuild.rebuild = true
         let layout = StoreLayout(appleHealthDirectory: folder.path)
         _ = try Compactor(layout: layout).run()
-        _ = try Compactor(layout: layout, options: rebuild).run() // generation 2; generation 1 kept
+        _ = try Compactor(layout: layout, options: rebuild).run()  // generation 2; generation 1 kept
         let dir = layout.segmentsDirectory + "/HKQuantityTypeIdentifierHeartRate"
         // What a crashed generation-3 run would leave behind.
         folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate/2025-03.g3.seg")
@@ -364,6 +405,8 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
         #expect(names.contains { $0.contains(".g1.") } && names.contains { $0.contains(".g2.") })
         #expect(!names.contains { $0.contains(".g3.") })
-        #expect(Compactor.generation(ofSegmentFile: "2025-03.g12.seg") == 12 && Compactor.generation(ofSegmentFile: "notes.txt") == nil)
+        #expect(
+            Compactor.generation(ofSegmentFile: "2025-03.g12.seg") == 12
+                && Compactor.generation(ofSegmentFile: "notes.txt") == nil)
     }
 }

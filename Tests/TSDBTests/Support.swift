@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
@@ -108,20 +109,24 @@ func caught(_ body: () throws -> Void) -> TSDBError? {
 /// Runs the built `tsdb` through bash, so a test can redirect or pipe its output as a user would:
 /// `shellTail` is appended after the command (e.g. `> /dev/full`, `>&-`, `| head -c 10`).
 /// `pipefail` makes the status tsdb's own when piped.
-func tsdbShell(_ arguments: [String], _ shellTail: String = "", environment: [String: String] = [:]) throws -> CommandLineTests.Run {
+func tsdbShell(_ arguments: [String], _ shellTail: String = "", environment: [String: String] = [:]) throws
+    -> CommandLineTests.Run
+{
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/bash")
     p.arguments = ["-c", "set -o pipefail; \"$0\" \"$@\" \(shellTail)", CommandLineTests.executable] + arguments
     p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     p.standardOutput = out
     p.standardError = err
     try p.run()
     let o = out.fileHandleForReading.readDataToEndOfFile()
     let e = err.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return CommandLineTests.Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                                stderr: String(decoding: e, as: UTF8.self))
+    return CommandLineTests.Run(
+        status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+        stderr: String(decoding: e, as: UTF8.self))
 }
 
 /// A store of generated days (March 2025, Paris) for command-line tests, written by the binary

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 @testable import TSDBSynthetic
 
 @Suite struct TimeZoneTests {
-    static let zones = ["Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Sydney", "Australia/Lord_Howe",
-                        "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "America/Sao_Paulo", "Africa/Casablanca", "UTC"]
+    static let zones = [
+        "Europe/Paris", "America/New_York", "Asia/Kolkata", "Australia/Sydney", "Australia/Lord_Howe",
+        "Asia/Kathmandu", "America/St_Johns", "Pacific/Chatham", "America/Sao_Paulo", "Africa/Casablanca", "UTC",
+    ]
 
     @Test(arguments: zones)
     func offsetsMatchFoundation(zone: String) throws {
@@ -13,8 +16,10 @@ import Testing
         let reference = try #require(TimeZone(identifier: zone))
         var rng = SplitMix64(seed: 9)
         for _ in 0..<3000 {
-            let t = Int64.random(in: 631_152_000...2_840_140_800, using: &rng) // 1990 … 2060
-            #expect(Int(rules.offset(atUTC: t)) == reference.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))), "\(zone) at \(t)")
+            let t = Int64.random(in: 631_152_000...2_840_140_800, using: &rng)  // 1990 … 2060
+            #expect(
+                Int(rules.offset(atUTC: t))
+                    == reference.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))), "\(zone) at \(t)")
         }
     }
 
@@ -22,9 +27,11 @@ import Testing
         let paris = try TimeZoneRules.named("Europe/Paris")
         func local(_ s: String) -> Int64 { Timestamp(s + "Z")!.microseconds / 1_000_000 }
         // 2025-03-30: clocks jump 02:00 → 03:00; the day is 23 hours long.
-        let day = paris.utc(fromLocal: local("2025-03-31T00:00:00")) - paris.utc(fromLocal: local("2025-03-30T00:00:00"))
+        let day =
+            paris.utc(fromLocal: local("2025-03-31T00:00:00")) - paris.utc(fromLocal: local("2025-03-30T00:00:00"))
         #expect(day == 23 * 3600)
-        let autumn = paris.utc(fromLocal: local("2025-10-27T00:00:00")) - paris.utc(fromLocal: local("2025-10-26T00:00:00"))
+        let autumn =
+            paris.utc(fromLocal: local("2025-10-27T00:00:00")) - paris.utc(fromLocal: local("2025-10-26T00:00:00"))
         #expect(autumn == 25 * 3600)
         // A wall time in the gap is read after the jump; one in the overlap is the first reading.
         #expect(paris.utc(fromLocal: local("2025-03-30T02:30:00")) == local("2025-03-30T01:30:00"))

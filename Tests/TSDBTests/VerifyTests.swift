@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 @Suite(.serialized) struct VerifyTests {
@@ -55,7 +56,9 @@ import Testing
         let layout = try makeStore(folder)
         try FileManager.default.removeItem(atPath: layout.storeDirectory + "/" + heartRateSegment(layout).path)
         let report = try StoreVerifier(layout: layout).verify(deep: false)
-        #expect(report.problems.first?.kind == .damagedSegment && report.problems.first?.detail.contains("cannot open") == true)
+        #expect(
+            report.problems.first?.kind == .damagedSegment
+                && report.problems.first?.detail.contains("cannot open") == true)
         try repair(layout, report)
         #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
     }
@@ -81,7 +84,10 @@ import Testing
         let path = folder.path + "/raw/2025/04/2025-04-02.json"
         var lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
         let removed = lines.remove(at: 6)
-        lines.insert(#"    {"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-04-02T08:00:00+02:00","end":"2025-04-02T08:00:00+02:00","value":71.9,"unit":"kg"},"#, at: 6)
+        lines.insert(
+            #"    {"type":"HKQuantityTypeIdentifierBodyMass","start":"2025-04-02T08:00:00+02:00","#
+                + #""end":"2025-04-02T08:00:00+02:00","value":71.9,"unit":"kg"},"#,
+            at: 6)
         try lines.joined(separator: "\n").write(toFile: path, atomically: false, encoding: .utf8)
 
         let quick = try StoreVerifier(layout: layout).verify(deep: false)
@@ -91,9 +97,12 @@ import Testing
         let deep = try StoreVerifier(layout: layout).verify(deep: true)
         let kinds = Set(deep.problems.map(\.kind))
         #expect(kinds.contains(.missingSegment) || kinds.contains(.missingSamples))
-        #expect(deep.problems.contains { ($0.kind == .missingSegment || $0.kind == .missingSamples) && $0.path == path })
+        #expect(
+            deep.problems.contains { ($0.kind == .missingSegment || $0.kind == .missingSamples) && $0.path == path })
         let removedType = removed.contains("HeartRate") ? "HKQuantityTypeIdentifierHeartRate" : nil
-        if let removedType { #expect(deep.problems.contains { $0.kind == .unexpectedSamples && $0.type == removedType }) }
+        if let removedType {
+            #expect(deep.problems.contains { $0.kind == .unexpectedSamples && $0.type == removedType })
+        }
         _ = try Compactor(layout: layout).run()
         #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TSDB
 
 /// Every UTC-offset change from 1990 to 2037 in every zone of the system's zone database, against
@@ -24,9 +25,12 @@ import Testing
     @Test func bucketEdgesAndGapsMatchAnIndependentImplementation() throws {
         let lines = try Self.lines()
         let header = String(lines.first ?? "")
-        let system = (try? String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8))?
+        let system =
+            (try? String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8))?
             .split(separator: "\n").first.map { String($0.split(separator: " ").last ?? "") } ?? "?"
-        try #require(header.contains("tzdata \(system);"), """
+        try #require(
+            header.contains("tzdata \(system);"),
+            """
             the vectors were made from \(header), this system has tzdata \(system): \
             run python3 Tests/TSDBTests/Vectors/make-zone-vectors.py
             """)
@@ -36,13 +40,16 @@ import Testing
         for line in lines.dropFirst() {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             let name = f[0]
-            let change = Int64(f[1])!, before = Int32(f[2])!, after = Int32(f[3])!
+            let change = Int64(f[1])!
+            let before = Int32(f[2])!
+            let after = Int32(f[3])!
             let zone = try zones[name] ?? TimeZoneRules.named(name)
             zones[name] = zone
             let m: Int64 = 1_000_000
             func fail(_ what: String) { if failures.count < 20 { failures.append("\(name) at \(change): \(what)") } }
             if zone.nextTransition(after: change - 1) != change || zone.offset(atUTC: change - 1) != before
-                || zone.offset(atUTC: change) != after {
+                || zone.offset(atUTC: change) != after
+            {
                 fail("transition or offsets differ")
             }
             let day = BucketWalker(spec: .calendar(.day), zone: zone, from: change * m, to: (change + 1) * m)
@@ -50,7 +57,8 @@ import Testing
             if day != Bucket(start: Int64(f[4])! * m, end: Int64(f[5])! * m) {
                 fail("day \(day.start / m)..<\(day.end / m), expected \(f[4])..<\(f[5])")
             }
-            let a = (change - 3 * 3600) * m, b = (change + 3 * 3600) * m
+            let a = (change - 3 * 3600) * m
+            let b = (change + 3 * 3600) * m
             let hours = BucketWalker(spec: .calendar(.hour), zone: zone, from: a, to: b).buckets(from: a, to: b)
             let edges = Set(hours.flatMap { [$0.start, $0.end] }.filter { $0 > a && $0 < b }.map { $0 / m })
             let expected = Set(f[6].split(separator: ",").map { Int64($0)! })

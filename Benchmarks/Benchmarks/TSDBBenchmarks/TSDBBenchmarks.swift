@@ -23,11 +23,14 @@ let fixture: (directory: String, rawBytes: Int, heartRate: Int) = {
 let heartRate = "HKQuantityTypeIdentifierHeartRate"
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
-                                           maxDuration: .seconds(5), maxIterations: 50)
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        maxDuration: .seconds(5), maxIterations: 50)
 
     // A full rebuild of the year (the store is otherwise up to date, which is the next one).
-    Benchmark("Compaction.Year.Rebuild", configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 5)) { benchmark in
+    Benchmark(
+        "Compaction.Year.Rebuild", configuration: .init(metrics: [.wallClock, .peakMemoryResident], maxIterations: 5)
+    ) { benchmark in
         var options = CompactionOptions()
         options.rebuild = true
         let compactor = Compactor(layout: StoreLayout(appleHealthDirectory: fixture.directory), options: options)
@@ -38,7 +41,8 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(report.samplesStored)
     }
 
-    Benchmark("Compaction.Year.NothingChanged", configuration: .init(metrics: [.wallClock], maxIterations: 20)) { benchmark in
+    Benchmark("Compaction.Year.NothingChanged", configuration: .init(metrics: [.wallClock], maxIterations: 20)) {
+        benchmark in
         let compactor = Compactor(layout: StoreLayout(appleHealthDirectory: fixture.directory))
         benchmark.startMeasurement()
         let report = try compactor.run()
@@ -47,8 +51,14 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Raw JSON: one realistic day file, parsed and validated (throughput counts bytes).
-    let dayFile = (try? Data(contentsOf: URL(fileURLWithPath: fixture.directory + "/raw/2025/05/2025-05-02.json"))).map { Array($0) } ?? []
-    Benchmark("Raw.Parse.DayFile", configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .one)) { benchmark in
+    let dayFile =
+        (try? Data(contentsOf: URL(fileURLWithPath: fixture.directory + "/raw/2025/05/2025-05-02.json"))).map {
+            Array($0)
+        } ?? []
+    Benchmark(
+        "Raw.Parse.DayFile",
+        configuration: .init(metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .one)
+    ) { benchmark in
         for _ in benchmark.scaledIterations {
             let n = try dayFile.withUnsafeBytes { try BenchmarkHooks.parseDayFile($0) }
             blackHole(n)
@@ -58,7 +68,10 @@ let benchmarks: @Sendable () -> Void = {
     // Integer columns and block codecs on a heart-rate-like series (1 M values).
     var rng = SystemRandomNumberGenerator()
     var t: Int64 = 0
-    let starts = (0..<1_000_000).map { i -> Int64 in t += (i / 2000) % 3 == 0 ? Int64.random(in: 4...6, using: &rng) : Int64.random(in: 60...180, using: &rng); return t }
+    let starts = (0..<1_000_000).map { i -> Int64 in
+        t += (i / 2000) % 3 == 0 ? Int64.random(in: 4...6, using: &rng) : Int64.random(in: 60...180, using: &rng)
+        return t
+    }
     let column = BenchmarkHooks.encodeColumn(starts)
     Benchmark("Encoding.IntColumn.Encode", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(BenchmarkHooks.encodeColumn(starts)) }
@@ -71,11 +84,14 @@ let benchmarks: @Sendable () -> Void = {
     // Codecs on compressible real input (a day file's bytes); bit-packed columns barely
     // compress, and a benchmark must never time a failure.
     for codec in [BlockCodec.lz4, .zstd] {
-        guard let stored = BenchmarkHooks.compress(codec, dayFile) else { fatalError("\(codec) did not compress the day file") }
+        guard let stored = BenchmarkHooks.compress(codec, dayFile) else {
+            fatalError("\(codec) did not compress the day file")
+        }
         Benchmark("Encoding.\(codec).Compress", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
             for _ in benchmark.scaledIterations { blackHole(BenchmarkHooks.compress(codec, dayFile)) }
         }
-        Benchmark("Encoding.\(codec).Decompress", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+        Benchmark("Encoding.\(codec).Decompress", configuration: .init(metrics: [.wallClock, .throughput])) {
+            benchmark in
             var out = [UInt8](repeating: 0, count: dayFile.count)
             for _ in benchmark.scaledIterations { try BenchmarkHooks.decompress(codec, stored, into: &out) }
             precondition(out == dayFile, "\(codec) round trip differs")
@@ -90,7 +106,9 @@ let benchmarks: @Sendable () -> Void = {
             o.bucket = .calendar(.day)
             o.zone = try TimeZoneRules.named(zone)
             let year = try TimeRange.parse("2025")
-            for _ in benchmark.scaledIterations { blackHole(try store.aggregate(heartRate, from: year.from, to: year.to, options: o).rows.count) }
+            for _ in benchmark.scaledIterations {
+                blackHole(try store.aggregate(heartRate, from: year.from, to: year.to, options: o).rows.count)
+            }
         }
     }
 

@@ -51,7 +51,8 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// Decompresses `input` into exactly `destination.count` bytes, or throws corruption.
-    func decompress(_ input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(TSDBError) {
+    func decompress(_ input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(TSDBError)
+    {
         switch self {
         case .none:
             guard input.count == destination.count else {
@@ -76,7 +77,8 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
                 destination.baseAddress?.assumingMemoryBound(to: CChar.self),
                 Int32(input.count), Int32(destination.count))
             guard n == Int32(destination.count) else {
-                throw TSDBError.corrupt("lz4 produced \(n < 0 ? "an error" : "\(n) bytes"), expected \(destination.count)")
+                throw TSDBError.corrupt(
+                    "lz4 produced \(n < 0 ? "an error" : "\(n) bytes"), expected \(destination.count)")
             }
         }
     }

@@ -40,13 +40,17 @@ enum IntColumn {
             out.u8(0)
             return
         }
-        var lo = values[0], hi = values[0]
-        var dlo = Int64.max, dhi = Int64.min
+        var lo = values[0]
+        var hi = values[0]
+        var dlo = Int64.max
+        var dhi = Int64.min
         for i in 1..<max(n, 1) {
             let v = values[i]
-            lo = min(lo, v); hi = max(hi, v)
+            lo = min(lo, v)
+            hi = max(hi, v)
             let d = v &- values[i - 1]
-            dlo = min(dlo, d); dhi = max(dhi, d)
+            dlo = min(dlo, d)
+            dhi = max(dhi, d)
         }
         let forWidth = bitWidth(UInt64(bitPattern: hi &- lo))
         let deltaWidth = n > 1 ? bitWidth(UInt64(bitPattern: dhi &- dlo)) : 0
@@ -59,13 +63,20 @@ enum IntColumn {
             var start = 1
             while start < n {
                 let end = min(start + miniblockSize, n)
-                var lo = Int64.max, hi = Int64.min
-                for i in start..<end { let d = values[i] &- values[i - 1]; lo = min(lo, d); hi = max(hi, d) }
+                var lo = Int64.max
+                var hi = Int64.min
+                for i in start..<end {
+                    let d = values[i] &- values[i - 1]
+                    lo = min(lo, d)
+                    hi = max(hi, d)
+                }
                 let width = bitWidth(UInt64(bitPattern: hi &- lo))
                 out.varint(lo)
                 out.u8(UInt8(width))
                 let base = start
-                pack(count: end - start, width: width, into: &out) { UInt64(bitPattern: (values[base + $0] &- values[base + $0 - 1]) &- lo) }
+                pack(count: end - start, width: width, into: &out) {
+                    UInt64(bitPattern: (values[base + $0] &- values[base + $0 - 1]) &- lo)
+                }
                 start = end
             }
         } else if n > 1 && deltaBytes < forBytes {
@@ -73,7 +84,9 @@ enum IntColumn {
             out.varint(values[0])
             out.varint(dlo)
             out.u8(UInt8(deltaWidth))
-            pack(count: n - 1, width: deltaWidth, into: &out) { UInt64(bitPattern: (values[$0 + 1] &- values[$0]) &- dlo) }
+            pack(count: n - 1, width: deltaWidth, into: &out) {
+                UInt64(bitPattern: (values[$0 + 1] &- values[$0]) &- dlo)
+            }
         } else {
             out.u8(Encoding.frameOfReference.rawValue)
             out.varint(lo)
@@ -88,8 +101,13 @@ enum IntColumn {
         var start = 1
         while start < values.count {
             let end = min(start + miniblockSize, values.count)
-            var lo = Int64.max, hi = Int64.min
-            for i in start..<end { let d = values[i] &- values[i - 1]; lo = min(lo, d); hi = max(hi, d) }
+            var lo = Int64.max
+            var hi = Int64.min
+            for i in start..<end {
+                let d = values[i] &- values[i - 1]
+                lo = min(lo, d)
+                hi = max(hi, d)
+            }
             let zig = ZigZag.encode(lo)
             total += 1 + (zig == 0 ? 1 : (64 - zig.leadingZeroBitCount + 6) / 7)
             total += packedByteCount(count: end - start, width: bitWidth(UInt64(bitPattern: hi &- lo)))
@@ -126,10 +144,13 @@ enum IntColumn {
 
     /// Decodes `count` values into `out`. `reader` must sit on a buffer with ``readSlack`` bytes
     /// of addressable memory after its end (the decoder's scratch buffer guarantees this).
-    static func decode(_ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>) throws(TSDBError) {
+    static func decode(_ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>)
+        throws(TSDBError)
+    {
         let raw = try reader.u8("column encoding")
         guard let encoding = Encoding(rawValue: raw) else {
-            throw reader.fail("unknown integer column encoding \(raw), expected 0 (FOR), 1 (delta-FOR) or 2 (miniblocks)")
+            throw reader.fail(
+                "unknown integer column encoding \(raw), expected 0 (FOR), 1 (delta-FOR) or 2 (miniblocks)")
         }
         switch encoding {
         case .frameOfReference:
@@ -194,7 +215,8 @@ enum IntColumn {
                 start += count
             }
         case nil:
-            throw reader.fail("unknown integer column encoding \(raw), expected 0 (FOR), 1 (delta-FOR) or 2 (miniblocks)")
+            throw reader.fail(
+                "unknown integer column encoding \(raw), expected 0 (FOR), 1 (delta-FOR) or 2 (miniblocks)")
         }
     }
 
@@ -205,7 +227,10 @@ enum IntColumn {
     }
 
     @inline(__always)
-    static func unpack(_ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64, into out: UnsafeMutablePointer<Int64>) {
+    static func unpack(
+        _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64,
+        into out: UnsafeMutablePointer<Int64>
+    ) {
         if width == 0 {
             out.update(repeating: reference, count: n)
             return
@@ -224,7 +249,8 @@ enum IntColumn {
             let mask: UInt64 = width == 64 ? .max : (1 << UInt64(width)) - 1
             var bit = 0
             for i in 0..<n {
-                let byte = bit >> 3, shift = UInt64(bit & 7)
+                let byte = bit >> 3
+                let shift = UInt64(bit & 7)
                 let lo = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: byte, as: UInt64.self))
                 var v = lo >> shift
                 if shift > 0 {

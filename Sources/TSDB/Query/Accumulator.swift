@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Running statistics of one bucket.
@@ -58,7 +58,8 @@ struct Accumulator {
     mutating func merge(_ s: BlockSummary) {
         count += s.sampleCount
         guard s.valueCount > 0 else { return }
-        let n = Double(valueCount), nb = Double(s.valueCount)
+        let n = Double(valueCount)
+        let nb = Double(s.valueCount)
         if reference == nil { reference = s.minValue }
         // Chan's merge of (n, mean, M2) pairs, means relative to the reference. The block's is
         // exact when its sum is (integer values).

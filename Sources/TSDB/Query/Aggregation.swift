@@ -17,7 +17,8 @@ public enum Statistic: String, Sendable, CaseIterable {
         var out: [Statistic] = []
         for part in text.split(separator: ",") {
             guard let s = Statistic(rawValue: String(part).trimmingSpaces.lowercased()) else {
-                throw TSDBError.invalidInput("unknown statistic \"\(part)\"; choose from " + allCases.map(\.rawValue).joined(separator: ","))
+                throw TSDBError.invalidInput(
+                    "unknown statistic \"\(part)\"; choose from " + allCases.map(\.rawValue).joined(separator: ","))
             }
             if !out.contains(s) { out.append(s) }
         }
@@ -117,10 +118,13 @@ struct AggregatePlan {
 extension Store {
     /// Aggregates `type` over `[from, to)` (nil: the data's span) into buckets; see
     /// ``aggregate(_:from:to:options:header:row:)``. Collects the rows.
-    public func aggregate(_ type: String, from: Int64? = nil, to: Int64? = nil,
-                          options: AggregateOptions = AggregateOptions()) throws(TSDBError) -> AggregateResult {
+    public func aggregate(
+        _ type: String, from: Int64? = nil, to: Int64? = nil,
+        options: AggregateOptions = AggregateOptions()
+    ) throws(TSDBError) -> AggregateResult {
         var rows: [AggregateRow] = []
-        var result = try aggregate(type, from: from, to: to, options: options, header: { _ in }, row: { rows.append($0) })
+        var result = try aggregate(
+            type, from: from, to: to, options: options, header: { _ in }, row: { rows.append($0) })
         result.rows = rows
         return result
     }
@@ -136,10 +140,13 @@ extension Store {
     /// give the time per category value, split and de-duplicated the same way. A block lying
     /// wholly inside one bucket is answered from its stored summary when no statistic needs the
     /// individual values.
-    public func aggregate(_ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions,
-                          header: (AggregateResult) -> Void, row: (AggregateRow) -> Void) throws(TSDBError) -> AggregateResult {
+    public func aggregate(
+        _ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions,
+        header: (AggregateResult) -> Void, row: (AggregateRow) -> Void
+    ) throws(TSDBError) -> AggregateResult {
         let plan = aggregatePlan(type, from: from, to: to, options: options)
-        var result = AggregateResult(type: type, kind: plan.kind, statistics: plan.statistics, categoryValues: [], rows: [])
+        var result = AggregateResult(
+            type: type, kind: plan.kind, statistics: plan.statistics, categoryValues: [], rows: [])
         guard plan.hi > plan.lo else {
             header(result)
             return result
@@ -148,13 +155,20 @@ extension Store {
         if plan.intervals {
             let collected = try intervalSamples(of: type, kind: plan.kind, from: plan.lo, to: plan.hi, options: options)
             result.blocksDecoded += collected.blocksDecoded
-            result.categoryValues = plan.kind == .category ? Set(collected.samples.map { Int64($0.amount) }).sorted() : []
-            let pieces = options.deduplicate ? SourceRanking.countedPieces(collected.samples)
-                : collected.samples.sorted { $0.start < $1.start }.map { CountedPiece(sample: $0, start: $0.start, end: $0.end) }
-            credits = IntervalCredits(pieces, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
+            result.categoryValues =
+                plan.kind == .category ? Set(collected.samples.map { Int64($0.amount) }).sorted() : []
+            let pieces =
+                options.deduplicate
+                ? SourceRanking.countedPieces(collected.samples)
+                : collected.samples.sorted { $0.start < $1.start }.map {
+                    CountedPiece(sample: $0, start: $0.start, end: $0.end)
+                }
+            credits = IntervalCredits(
+                pieces, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
         }
         header(result)
-        let walker = BucketWalker(spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
+        let walker = BucketWalker(
+            spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
         var sweep = AggregateSweep(plan: plan, walker: walker, fill: options.fill, credits: credits)
         if plan.pointStatistics {
             try scanPoints(plan, options: options, sweep: &sweep, result: &result, row: row)
@@ -171,39 +185,50 @@ extension Store {
         let lo = from ?? (entries.map(\.firstStart).min() ?? 0)
         let hi = to ?? ((intervals ? entries.map(\.maxEnd).max() : entries.map(\.lastStart).max()).map { $0 + 1 } ?? 0)
         let pointStatistics = stats.contains { !(kind == .cumulative && $0 == .sum) }
-        return AggregatePlan(type: type, kind: kind, style: catalog.style(of: type), statistics: stats, lo: lo, hi: hi,
-                             pointStatistics: pointStatistics, intervals: intervals,
-                             needsValues: stats.contains { $0.quantile != nil },
-                             needsOrder: stats.contains(.first) || stats.contains(.last), filtered: options.source != nil)
+        return AggregatePlan(
+            type: type, kind: kind, style: catalog.style(of: type), statistics: stats, lo: lo, hi: hi,
+            pointStatistics: pointStatistics, intervals: intervals,
+            needsValues: stats.contains { $0.quantile != nil },
+            needsOrder: stats.contains(.first) || stats.contains(.last), filtered: options.source != nil)
     }
 
     /// Feeds every sample starting in the range to the sweep: whole blocks from their summaries
     /// where allowed, else decoded (values and, with a source filter, source columns only).
-    private func scanPoints(_ plan: AggregatePlan, options: AggregateOptions, sweep: inout AggregateSweep,
-                            result: inout AggregateResult, row: (AggregateRow) -> Void) throws(TSDBError) {
+    private func scanPoints(
+        _ plan: AggregatePlan, options: AggregateOptions, sweep: inout AggregateSweep,
+        result: inout AggregateResult, row: (AggregateRow) -> Void
+    ) throws(TSDBError) {
         let filter = options.source?.lowercased()
         let block = DecodedBlock()
         let (lo, hi) = (plan.lo, plan.hi)
         let leq = plan.style == .discreteEquivalentContinuousLevel
         for segment in try segments(of: plan.type, from: lo, to: hi) {
-            let matches = filter.map { f in (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false } }
+            let matches = filter.map { f in
+                (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false }
+            }
             for b in 0..<segment.blockCount {
                 let s = segment.summaries[b]
                 guard s.lastStart >= lo, s.firstStart < hi else { continue }
                 if plan.summariesServe && s.firstStart >= lo && s.lastStart < hi
-                    && sweep.walker.bucket(containing: s.firstStart).end > s.lastStart {
+                    && sweep.walker.bucket(containing: s.firstStart).end > s.lastStart
+                {
                     sweep.advance(to: s.firstStart, row)
                     sweep.acc.merge(s)
                     result.blocksFromSummaries += 1
                     continue
                 }
-                try segment.decode(block: b, into: block, columns: matches == nil ? .values : ColumnSet.values.union(.sources))
+                try segment.decode(
+                    block: b, into: block, columns: matches == nil ? .values : ColumnSet.values.union(.sources))
                 result.blocksDecoded += 1
-                let starts = block.starts, tags = block.valueTags, mantissas = block.mantissas
+                let starts = block.starts
+                let tags = block.valueTags
+                let mantissas = block.mantissas
                 for i in 0..<block.count {
                     let t = starts[i]
                     guard t >= lo, t < hi else { continue }
-                    if let matches, !matches[Int(block.sources[i])] && !matches[segment.sources.count + Int(block.devices[i])] {
+                    if let matches,
+                        !matches[Int(block.sources[i])] && !matches[segment.sources.count + Int(block.devices[i])]
+                    {
                         continue
                     }
                     if t >= sweep.currentEnd { sweep.advance(to: t, row) }
@@ -228,8 +253,10 @@ extension Store {
 
     /// The interval samples of `type` reaching into `[lo, hi)`, with their ranks
     /// (``SourceRanking``); `options.source` filters them. Category samples need an integer value.
-    func intervalSamples(of type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64,
-                         options: AggregateOptions) throws(TSDBError) -> (samples: [IntervalSample], blocksDecoded: Int) {
+    func intervalSamples(
+        of type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64,
+        options: AggregateOptions
+    ) throws(TSDBError) -> (samples: [IntervalSample], blocksDecoded: Int) {
         let filter = options.source?.lowercased()
         var pairs: [(source: String, device: String)] = []
         var pairIndex: [String: Int32] = [:]
@@ -242,12 +269,16 @@ extension Store {
             func key(_ source: Int, _ device: Int) -> Int32? {
                 let id = source * segment.devices.count + device
                 if let known = keys[id] { return known }
-                let s = segment.sources[source].string ?? "", d = segment.devices[device].string ?? ""
+                let s = segment.sources[source].string ?? ""
+                let d = segment.devices[device].string ?? ""
                 var k: Int32?
                 if filter == nil || s.lowercased().contains(filter!) || d.lowercased().contains(filter!) {
                     let name = s + "\u{0}" + d
                     k = pairIndex[name] ?? Int32(pairs.count)
-                    if pairIndex[name] == nil { pairIndex[name] = k; pairs.append((s, d)) }
+                    if pairIndex[name] == nil {
+                        pairIndex[name] = k
+                        pairs.append((s, d))
+                    }
                 }
                 keys[id] = k
                 return k
@@ -267,14 +298,17 @@ extension Store {
                         guard let v = block.value(at: i, in: segment) else { continue }
                         amount = v
                     }
-                    samples.append(IntervalSample(start: block.starts[i], end: block.ends[i], amount: amount, sourceKey: k))
+                    samples.append(
+                        IntervalSample(start: block.starts[i], end: block.ends[i], amount: amount, sourceKey: k))
                 }
             }
         }
         let ranking = SourceRanking(priority: options.priority, type: type)
         let ranks = ranking.ranks(of: pairs)
         for i in samples.indices {
-            samples[i].rank = (ranks[Int(samples[i].sourceKey)], kind == .category ? ranking.valueRank(Int64(samples[i].amount)) : 0)
+            samples[i].rank = (
+                ranks[Int(samples[i].sourceKey)], kind == .category ? ranking.valueRank(Int64(samples[i].amount)) : 0
+            )
         }
         return (samples, decoded)
     }

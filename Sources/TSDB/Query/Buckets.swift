@@ -18,7 +18,8 @@ public enum BucketSpec: Sendable, Equatable, CustomStringConvertible {
         if let last = text.last, let unit = scale[last], let n = Int64(text.dropLast()), n > 0 {
             return .fixed(seconds: n * unit)
         }
-        throw TSDBError.invalidInput("bucket \"\(text)\" is not minute, hour, day, week, month, year or a duration like 15m, 6h, 2d")
+        throw TSDBError.invalidInput(
+            "bucket \"\(text)\" is not minute, hour, day, week, month, year or a duration like 15m, 6h, 2d")
     }
 
     public var description: String {
@@ -109,11 +110,14 @@ public struct BucketWalker: Sendable {
         let (y, m, _) = ISO8601.civil(day)
         switch unit {
         case .week:
-            let isoWeekday = Int(((day % 7) + 10) % 7) + 1 // 1 = Monday … 7 = Sunday
+            let isoWeekday = Int(((day % 7) + 10) % 7) + 1  // 1 = Monday … 7 = Sunday
             let first = day - Int64((isoWeekday - weekStart + 7) % 7)
             return (first, first + 7)
         case .month:
-            return (ISO8601.days(year: y, month: m, day: 1), ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1))
+            return (
+                ISO8601.days(year: y, month: m, day: 1),
+                ISO8601.days(year: m == 12 ? y + 1 : y, month: m == 12 ? 1 : m + 1, day: 1)
+            )
         case .year:
             return (ISO8601.days(year: y, month: 1, day: 1), ISO8601.days(year: y + 1, month: 1, day: 1))
         default:

@@ -4,8 +4,10 @@ extension Store {
     /// Writes the samples of `type` starting in `[from, to)` as CSV rows (``DayFileWriter/csvHeader``
     /// columns, no header) or NDJSON lines, straight from decoded columns: each dictionary string
     /// is escaped once per segment, not once per row. `flush` receives the bytes in chunks.
-    public func writeSamples(of type: String, from: Int64 = .min, to: Int64 = .max, format: TextFormat,
-                             source: String? = nil, flush: ([UInt8]) -> Void) throws(TSDBError) {
+    public func writeSamples(
+        of type: String, from: Int64 = .min, to: Int64 = .max, format: TextFormat,
+        source: String? = nil, flush: ([UInt8]) -> Void
+    ) throws(TSDBError) {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 17)
         let filter = source?.lowercased()
@@ -28,22 +30,28 @@ extension Store {
                 }
             }
             var typeField: [UInt8] = []
-            if format == .csv { DayFileWriter.appendCSVField(segment.type, to: &typeField) } else {
+            if format == .csv {
+                DayFileWriter.appendCSVField(segment.type, to: &typeField)
+            } else {
                 typeField = Array("{\"type\":".utf8)
                 DayFileWriter.appendJSONString(segment.type, to: &typeField)
             }
-            let units = render(segment.units, key: "unit"), sources = render(segment.sources, key: "source")
-            let devices = render(segment.devices, key: "device"), metadata = render(segment.metadata, key: "metadata")
+            let units = render(segment.units, key: "unit")
+            let sources = render(segment.sources, key: "source")
+            let devices = render(segment.devices, key: "device")
+            let metadata = render(segment.metadata, key: "metadata")
             let keep = (segment.sources + segment.devices).map { t -> Bool in
                 guard let filter else { return true }
                 return t.string?.lowercased().contains(filter) ?? false
             }
-            for b in 0..<segment.blockCount where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
+            for b in 0..<segment.blockCount
+            where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
                 try segment.decode(block: b, into: block)
                 for i in 0..<block.count {
                     let t = block.starts[i]
                     guard t >= from, t < to else { continue }
-                    let src = Int(block.sources[i]), dev = Int(block.devices[i])
+                    let src = Int(block.sources[i])
+                    let dev = Int(block.devices[i])
                     if filter != nil && !keep[src] && !keep[segment.sources.count + dev] { continue }
                     let (startForm, endForm) = segment.forms[Int(block.forms[i])]
                     let value = segment.value(of: block, at: i)

@@ -5,17 +5,22 @@ extension Store {
     /// Months are streamed in order, so memory holds about one month of samples. Refuses to write
     /// anywhere inside the raw folder: the raw files are the source of truth and are never written.
     @discardableResult
-    public func exportDayFiles(to directory: String, types: [String]? = nil, from: Int64 = .min, to: Int64 = .max) throws(TSDBError) -> (files: Int, samples: Int) {
+    public func exportDayFiles(to directory: String, types: [String]? = nil, from: Int64 = .min, to: Int64 = .max)
+        throws(TSDBError) -> (files: Int, samples: Int)
+    {
         try FileSystem.requireEmptyOrMissing(directory, "export writes day files only into a new or empty folder")
         try FileSystem.makeDirectories(directory)
         if let target = FileSystem.realPath(directory), let raw = FileSystem.realPath(layout.rawDirectory),
-           target == raw || target.hasPrefix(raw + "/") {
-            throw TSDBError.invalidInput("refusing to export into the raw folder \(raw): raw files are never written", path: directory)
+            target == raw || target.hasPrefix(raw + "/")
+        {
+            throw TSDBError.invalidInput(
+                "refusing to export into the raw folder \(raw): raw files are never written", path: directory)
         }
         let wanted = Set(types ?? self.types.map(\.type))
         let months = Set(manifest.segments.filter { wanted.contains($0.type) }.map(\.monthIndex)).sorted()
         var byDate: [String: [Sample]] = [:]
-        var files = 0, samples = 0
+        var files = 0
+        var samples = 0
         func flush(before date: String?) throws(TSDBError) {
             for d in byDate.keys.sorted() where date == nil || d < date! {
                 var list = byDate.removeValue(forKey: d)!
@@ -34,7 +39,8 @@ extension Store {
                 while let s = try cursor.next() { byDate[DayFileWriter.localDate(s.start), default: []].append(s) }
             }
             // Later months only hold samples whose local date is at least this month's last day.
-            try flush(before: DayFileWriter.localDate(Timestamp(microseconds: monthEnd - ISO8601.microsPerDay, form: .zulu)))
+            try flush(
+                before: DayFileWriter.localDate(Timestamp(microseconds: monthEnd - ISO8601.microsPerDay, form: .zulu)))
         }
         try flush(before: nil)
         return (files, samples)

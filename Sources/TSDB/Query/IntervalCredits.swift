@@ -17,7 +17,8 @@ struct CountedPiece {
     var end: Int64
 }
 
-/// Which samples count where several cover the same time (README, "Overlapping samples"): every (source, device) pair gets its own rank, so no stretch of time counts twice.
+/// Which samples count where several cover the same time (README, "Overlapping samples"): every (source, device)
+/// pair gets its own rank, so no stretch of time counts twice.
 struct SourceRanking {
     /// Priority entries, lowercased: a pair's rank is the first entry its source or device contains.
     let priority: [String]
@@ -61,11 +62,11 @@ struct SourceRanking {
     /// disjoint and returned in start order.
     static func countedPieces(_ samples: [IntervalSample]) -> [CountedPiece] {
         var out: [CountedPiece] = []
-        var covered: [(Int64, Int64)] = [] // disjoint, sorted
+        var covered: [(Int64, Int64)] = []  // disjoint, sorted
         let groups = Dictionary(grouping: samples) { Int64($0.rank.source) << 32 | Int64($0.rank.value) }
         for key in groups.keys.sorted() {
             let group = groups[key]!.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
-            var claimedUntil = Int64.min // earlier samples of this group cover up to here
+            var claimedUntil = Int64.min  // earlier samples of this group cover up to here
             var claimed: [(Int64, Int64)] = []
             for s in group {
                 var i = firstEnding(after: s.start, in: covered)
@@ -84,7 +85,11 @@ struct SourceRanking {
                 if cursor < s.end { out.append(CountedPiece(sample: s, start: cursor, end: s.end)) }
                 if s.end > claimedUntil {
                     let from = max(s.start, claimedUntil)
-                    if let last = claimed.last, last.1 >= from { claimed[claimed.count - 1].1 = s.end } else { claimed.append((from, s.end)) }
+                    if let last = claimed.last, last.1 >= from {
+                        claimed[claimed.count - 1].1 = s.end
+                    } else {
+                        claimed.append((from, s.end))
+                    }
                     claimedUntil = s.end
                 }
             }
@@ -94,7 +99,8 @@ struct SourceRanking {
     }
 
     static func firstEnding(after t: Int64, in covered: [(Int64, Int64)]) -> Int {
-        var lo = 0, hi = covered.count
+        var lo = 0
+        var hi = covered.count
         while lo < hi {
             let mid = (lo + hi) / 2
             if covered[mid].1 <= t { lo = mid + 1 } else { hi = mid }
@@ -106,11 +112,22 @@ struct SourceRanking {
     static func merge(_ a: [(Int64, Int64)], _ b: [(Int64, Int64)]) -> [(Int64, Int64)] {
         var out: [(Int64, Int64)] = []
         out.reserveCapacity(a.count + b.count)
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < a.count || j < b.count {
             let next: (Int64, Int64)
-            if j >= b.count || (i < a.count && a[i].0 <= b[j].0) { next = a[i]; i += 1 } else { next = b[j]; j += 1 }
-            if let last = out.last, next.0 <= last.1 { out[out.count - 1].1 = max(last.1, next.1) } else { out.append(next) }
+            if j >= b.count || (i < a.count && a[i].0 <= b[j].0) {
+                next = a[i]
+                i += 1
+            } else {
+                next = b[j]
+                j += 1
+            }
+            if let last = out.last, next.0 <= last.1 {
+                out[out.count - 1].1 = max(last.1, next.1)
+            } else {
+                out.append(next)
+            }
         }
         return out
     }

@@ -22,10 +22,14 @@ extension Store {
     /// sample (``AggregateOptions/priority``, and within one source awake, deep, REM, core,
     /// unspecified, then in bed), exactly as `aggregate` counts SleepAnalysis time, so per night
     /// the stages add up to the time asleep, which is at most the time in bed.
-    public func sleepNights(from: Int64? = nil, to: Int64? = nil,
-                            options: AggregateOptions = AggregateOptions()) throws(TSDBError) -> [SleepNight] {
+    public func sleepNights(
+        from: Int64? = nil, to: Int64? = nil,
+        options: AggregateOptions = AggregateOptions()
+    ) throws(TSDBError) -> [SleepNight] {
         let entries = manifest.segments.filter { $0.type == Self.sleepType }
-        guard let dataStart = entries.map(\.firstStart).min(), let dataEnd = entries.map(\.maxEnd).max() else { return [] }
+        guard let dataStart = entries.map(\.firstStart).min(), let dataEnd = entries.map(\.maxEnd).max() else {
+            return []
+        }
         let zone = options.zone
         func localDay(_ t: Int64) -> Int64 { BucketWalker.localDay(t, zone) }
         // Night of wake-up day D: [noon of D-1, noon of D), local.
@@ -34,27 +38,35 @@ extension Store {
         let firstDay = max(localDay(from ?? dataStart), localDay(dataStart))
         let lastDay = min(localDay((to ?? dataEnd + 86_400_000_000) - 1), localDay(dataEnd) + 1)
         guard lastDay >= firstDay else { return [] }
-        let windowStart = noon(firstDay - 1), windowEnd = noon(lastDay)
-        let collected = try intervalSamples(of: Self.sleepType, kind: .category, from: windowStart, to: windowEnd, options: options)
-        let pieces = options.deduplicate ? SourceRanking.countedPieces(collected.samples)
+        let windowStart = noon(firstDay - 1)
+        let windowEnd = noon(lastDay)
+        let collected = try intervalSamples(
+            of: Self.sleepType, kind: .category, from: windowStart, to: windowEnd, options: options)
+        let pieces =
+            options.deduplicate
+            ? SourceRanking.countedPieces(collected.samples)
             : collected.samples.map { CountedPiece(sample: $0, start: $0.start, end: $0.end) }
         var nights: [SleepNight] = []
         var byNight: [Int64: [CountedPiece]] = [:]
         for p in pieces where p.end > p.start {
             // A piece may cross noon: it belongs to each night it overlaps.
-            var day = localDay(max(p.start, windowStart)) + (max(p.start, windowStart) >= noon(localDay(max(p.start, windowStart))) ? 1 : 0)
+            var day =
+                localDay(max(p.start, windowStart))
+                + (max(p.start, windowStart) >= noon(localDay(max(p.start, windowStart))) ? 1 : 0)
             while day <= lastDay && noon(day - 1) < p.end {
                 byNight[day, default: []].append(p)
                 day += 1
             }
         }
         for day in byNight.keys.sorted() where day >= firstDay {
-            let a = noon(day - 1), b = noon(day)
+            let a = noon(day - 1)
+            let b = noon(day)
             var byValue: [Int64: Double] = [:]
             var spans: [(Int64, Int64)] = []
             var asleep: [(Int64, Int64)] = []
             for p in byNight[day]! {
-                let s = max(p.start, a), e = min(p.end, b)
+                let s = max(p.start, a)
+                let e = min(p.end, b)
                 guard e > s else { continue }
                 let value = Int64(p.sample.amount)
                 byValue[value, default: 0] += Double(e - s) / 1e6
@@ -63,10 +75,12 @@ extension Store {
             }
             guard !spans.isEmpty else { continue }
             let (y, m, d) = ISO8601.civil(day)
-            nights.append(SleepNight(date: monthKey(year: y, month: m) + "-" + (d < 10 ? "0" : "") + String(d),
-                                     bedtime: spans.map(\.0).min()!, wakeTime: spans.map(\.1).max()!,
-                                     inBedSeconds: Self.unionSeconds(spans), asleepSeconds: Self.unionSeconds(asleep),
-                                     secondsByValue: byValue))
+            nights.append(
+                SleepNight(
+                    date: monthKey(year: y, month: m) + "-" + (d < 10 ? "0" : "") + String(d),
+                    bedtime: spans.map(\.0).min()!, wakeTime: spans.map(\.1).max()!,
+                    inBedSeconds: Self.unionSeconds(spans), asleepSeconds: Self.unionSeconds(asleep),
+                    secondsByValue: byValue))
         }
         return nights
     }
@@ -115,17 +129,20 @@ extension Store {
                 return nil
             }
             let activity = number("workoutActivityType").map { Int64($0) }
-            var w = WorkoutSummary(start: s.start.microseconds, end: s.end.microseconds, activity: activity,
-                                   name: activity.map { catalog.workoutName($0) } ?? "workout",
-                                   distance: number("totalDistance"), distanceUnit: meta?["totalDistanceUnit"]?.string,
-                                   energy: number("totalEnergyBurned"), energyUnit: meta?["totalEnergyBurnedUnit"]?.string)
+            var w = WorkoutSummary(
+                start: s.start.microseconds, end: s.end.microseconds, activity: activity,
+                name: activity.map { catalog.workoutName($0) } ?? "workout",
+                distance: number("totalDistance"), distanceUnit: meta?["totalDistanceUnit"]?.string,
+                energy: number("totalEnergyBurned"), energyUnit: meta?["totalEnergyBurnedUnit"]?.string)
             if let other {
                 var o = AggregateOptions()
                 let cumulative = catalog.kind(of: other) == .cumulative
                 o.statistics = cumulative ? [.count, .sum] : [.count, .min, .mean, .max]
                 let row = try aggregate(other, from: w.start, to: max(w.end, w.start + 1), options: o).rows.first
-                w.with = (Int(row?.values[.count] ?? 0), row?.values[.min], row?.values[.mean], row?.values[.max],
-                          cumulative ? (row?.values[.sum] ?? 0) : nil)
+                w.with = (
+                    Int(row?.values[.count] ?? 0), row?.values[.min], row?.values[.mean], row?.values[.max],
+                    cumulative ? (row?.values[.sum] ?? 0) : nil
+                )
             }
             out.append(w)
         }

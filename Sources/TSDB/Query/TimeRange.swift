@@ -13,7 +13,8 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
         func show(_ t: Int64?) -> String {
             guard let t else { return "…" }
             let offset = Int16(zone.offset(atMicros: t) / 60)
-            return Timestamp(microseconds: t, form: TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false)).description
+            return Timestamp(microseconds: t, form: TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false))
+                .description
         }
         return "[\(show(from)), \(show(to))) in \(zone.identifier)"
     }
@@ -32,7 +33,8 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
         let t = text.trimmingSpaces
         let parts = t.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
         if parts.count == 2 {
-            let a = String(parts[0]), b = String(parts[1])
+            let a = String(parts[0])
+            let b = String(parts[1])
             let from = a.isEmpty ? nil : try point(a, zone: zone, text: text).start
             let to = b.isEmpty ? nil : try point(b, zone: zone, text: text).exclusiveEnd
             if let from, let to, to < from {
@@ -42,7 +44,8 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
         }
         let p = try point(t, zone: zone, text: text)
         guard let end = p.end else {
-            throw TSDBError.invalidInput("\"\(text)\" is an instant, not a range; write \(t)..<end> or a date such as 2025-03")
+            throw TSDBError.invalidInput(
+                "\"\(text)\" is an instant, not a range; write \(t)..<end> or a date such as 2025-03")
         }
         return TimeRange(from: p.start, to: end)
     }
@@ -51,12 +54,18 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
     private static func point(_ s: String, zone: TimeZoneRules, text: String) throws(TSDBError) -> Point {
         let u = Array(s.utf8)
         func bad() -> TSDBError {
-            TSDBError.invalidInput("cannot read \"\(s)\" in range \"\(text)\"; expected 2025, 2025-03, 2025-03-01, 2025-03-01T08:00[+01:00] or A..B")
+            TSDBError.invalidInput(
+                "cannot read \"\(s)\" in range \"\(text)\"; expected 2025, 2025-03, 2025-03-01, "
+                    + "2025-03-01T08:00[+01:00] or A..B"
+            )
         }
         func num(_ r: Range<Int>) throws(TSDBError) -> Int {
             guard r.upperBound <= u.count else { throw bad() }
             var v = 0
-            for i in r { guard u[i] >= 48 && u[i] <= 57 else { throw bad() }; v = v * 10 + Int(u[i] - 48) }
+            for i in r {
+                guard u[i] >= 48 && u[i] <= 57 else { throw bad() }
+                v = v * 10 + Int(u[i] - 48)
+            }
             return v
         }
         func local(_ y: Int, _ m: Int, _ d: Int, _ seconds: Int = 0) -> Int64 {
@@ -68,23 +77,32 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
             let y = try num(0..<4)
             return Point(start: day(y, 1, 1), end: day(y + 1, 1, 1))
         case 7:
-            let y = try num(0..<4), m = try num(5..<7)
+            let y = try num(0..<4)
+            let m = try num(5..<7)
             guard u[4] == 45, (1...12).contains(m) else { throw bad() }
             return Point(start: day(y, m, 1), end: m == 12 ? day(y + 1, 1, 1) : day(y, m + 1, 1))
         case 10:
             guard DayFileParser.isCalendarDate(s) else { throw bad() }
-            let y = try num(0..<4), m = try num(5..<7), d = try num(8..<10)
+            let y = try num(0..<4)
+            let m = try num(5..<7)
+            let d = try num(8..<10)
             let next = ISO8601.civil(ISO8601.days(year: y, month: m, day: d) + 1)
             return Point(start: day(y, m, d), end: day(next.year, next.month, next.day))
         default:
             if let stamp = Timestamp(s) { return Point(start: stamp.microseconds, end: nil) }
             // Minutes precision with a zone: YYYY-MM-DDTHH:MMZ or …HH:MM±HH:MM.
-            if u.count > 16, u[13] == 58, u[16] != 58, let stamp = Timestamp(String(s.prefix(16)) + ":00" + String(s.dropFirst(16))) {
+            if u.count > 16, u[13] == 58, u[16] != 58,
+                let stamp = Timestamp(String(s.prefix(16)) + ":00" + String(s.dropFirst(16)))
+            {
                 return Point(start: stamp.microseconds, end: nil)
             }
             // Wall-clock time without a zone: YYYY-MM-DDTHH:MM[:SS].
-            guard u.count == 16 || u.count == 19, u[10] == UInt8(ascii: "T"), u[13] == 58, DayFileParser.isCalendarDate(String(s.prefix(10))) else { throw bad() }
-            let h = try num(11..<13), mi = try num(14..<16), sec = u.count == 19 ? try num(17..<19) : 0
+            guard u.count == 16 || u.count == 19, u[10] == UInt8(ascii: "T"), u[13] == 58,
+                DayFileParser.isCalendarDate(String(s.prefix(10)))
+            else { throw bad() }
+            let h = try num(11..<13)
+            let mi = try num(14..<16)
+            let sec = u.count == 19 ? try num(17..<19) : 0
             guard h < 24, mi < 60, sec < 60 else { throw bad() }
             let at = local(try num(0..<4), try num(5..<7), try num(8..<10), h * 3600 + mi * 60 + sec)
             return Point(start: at, end: nil)

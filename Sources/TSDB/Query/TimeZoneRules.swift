@@ -12,12 +12,16 @@ public struct TimeZoneRules: Sendable, Equatable {
     let initialOffset: Int32
     let footer: PosixRule?
 
-    public static let utc = TimeZoneRules(identifier: "UTC", transitions: [], offsets: [], initialOffset: 0, footer: nil)
+    public static let utc = TimeZoneRules(
+        identifier: "UTC", transitions: [], offsets: [], initialOffset: 0, footer: nil)
 
     /// A fixed offset, e.g. for `+05:30`.
     public static func fixed(seconds: Int32) -> TimeZoneRules {
-        TimeZoneRules(identifier: seconds == 0 ? "UTC" : "UTC\(seconds < 0 ? "-" : "+")\(abs(seconds) / 3600):\(String(abs(seconds) / 60 % 60).count == 1 ? "0" : "")\(abs(seconds) / 60 % 60)",
-                      transitions: [], offsets: [], initialOffset: seconds, footer: nil)
+        let minutes = abs(seconds) / 60
+        let name = "UTC\(seconds < 0 ? "-" : "+")\(minutes / 60):\(minutes % 60 < 10 ? "0" : "")\(minutes % 60)"
+        return TimeZoneRules(
+            identifier: seconds == 0 ? "UTC" : name, transitions: [], offsets: [], initialOffset: seconds,
+            footer: nil)
     }
 
     static let zoneDirectories = ["/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo"]
@@ -31,7 +35,8 @@ public struct TimeZoneRules: Sendable, Equatable {
         guard !name.contains(".."), !name.hasPrefix("/"), !name.isEmpty else {
             throw TSDBError.invalidInput("\"\(name)\" is not a time zone name")
         }
-        for dir in zoneDirectories where FileSystem.exists(dir + "/" + name) && !FileSystem.isDirectory(dir + "/" + name) {
+        for dir in zoneDirectories
+        where FileSystem.exists(dir + "/" + name) && !FileSystem.isDirectory(dir + "/" + name) {
             let file = try MappedFile(path: dir + "/" + name)
             return try file.withBytes { (b) throws(TSDBError) in try parse(b, identifier: name, path: file.path) }
         }
@@ -48,7 +53,8 @@ public struct TimeZoneRules: Sendable, Equatable {
         }
         let cities = zones.map { ($0, String($0.split(separator: "/").last ?? "")) }
         let nearCities = Set(TypeNames.closest(to: name, among: cities.map(\.1)))
-        let close = cities.filter { $0.1.lowercased() == name.lowercased() }.map(\.0)
+        let close =
+            cities.filter { $0.1.lowercased() == name.lowercased() }.map(\.0)
             + TypeNames.closest(to: name, among: zones) + cities.filter { nearCities.contains($0.1) }.map(\.0)
         if let first = close.first { return "did you mean \(first)?" }
         return "use an IANA name such as Europe/Paris, or an offset such as +05:30"
@@ -59,7 +65,8 @@ public struct TimeZoneRules: Sendable, Equatable {
         for dir in zoneDirectories {
             for table in ["zone1970.tab", "zone.tab"] {
                 guard let file = try? MappedFile(path: dir + "/" + table),
-                      let text = try? file.withBytes({ (b) throws(TSDBError) in String(decoding: b, as: UTF8.self) }) else { continue }
+                    let text = try? file.withBytes({ (b) throws(TSDBError) in String(decoding: b, as: UTF8.self) })
+                else { continue }
                 let names = text.split(separator: "\n").compactMap { line -> String? in
                     guard !line.hasPrefix("#") else { return nil }
                     let fields = line.split(separator: "\t")
@@ -91,7 +98,12 @@ public struct TimeZoneRules: Sendable, Equatable {
                 if let z = try? named(String(target.dropFirst(dir.count + 1))) { return z }
             }
             if let file = try? MappedFile(path: target),
-               let z = try? file.withBytes({ (b) throws(TSDBError) in try parse(b, identifier: "localtime", path: target) }) { return z }
+                let z = try? file.withBytes({ (b) throws(TSDBError) in
+                    try parse(b, identifier: "localtime", path: target)
+                })
+            {
+                return z
+            }
         }
         return .utc
     }
@@ -103,7 +115,8 @@ public struct TimeZoneRules: Sendable, Equatable {
         let t = utc(fromLocal: midnight)
         // In a gap utc(fromLocal:) moves forward by the gap's length; the day starts at the jump.
         if let jump = lastTransition(atOrBefore: t), jump > t - 86_400, jump + Int64(offset(atUTC: jump)) >= midnight,
-           jump - 1 + Int64(offset(atUTC: jump - 1)) < midnight {
+            jump - 1 + Int64(offset(atUTC: jump - 1)) < midnight
+        {
             return jump * 1_000_000
         }
         return t * 1_000_000
@@ -116,7 +129,8 @@ public struct TimeZoneRules: Sendable, Equatable {
     public func offset(atUTC seconds: Int64) -> Int32 {
         if let last = transitions.last, seconds >= last, let footer { return footer.offset(atUTC: seconds) }
         guard let first = transitions.first, seconds >= first else { return initialOffset }
-        var lo = 0, hi = transitions.count - 1
+        var lo = 0
+        var hi = transitions.count - 1
         while lo < hi {
             let mid = (lo + hi + 1) / 2
             if transitions[mid] <= seconds { lo = mid } else { hi = mid - 1 }
@@ -128,15 +142,18 @@ public struct TimeZoneRules: Sendable, Equatable {
     /// In a DST gap the wall time does not exist and the later offset's reading is used (02:30 on
     /// a spring-forward day becomes 03:30); in an overlap the earlier instant is chosen.
     public func utc(fromLocal local: Int64) -> Int64 {
-        let a = Int64(offset(atUTC: local - 86_400)), b = Int64(offset(atUTC: local + 86_400))
+        let a = Int64(offset(atUTC: local - 86_400))
+        let b = Int64(offset(atUTC: local + 86_400))
         if a == b { return local - a }
-        let early = local - a, late = local - b
+        let early = local - a
+        let late = local - b
         // Candidates whose offset agrees with themselves are real readings of this wall time.
-        let earlyOK = Int64(offset(atUTC: early)) == a, lateOK = Int64(offset(atUTC: late)) == b
+        let earlyOK = Int64(offset(atUTC: early)) == a
+        let lateOK = Int64(offset(atUTC: late)) == b
         if earlyOK && lateOK { return min(early, late) }
         if earlyOK { return early }
         if lateOK { return late }
-        return early // a gap: read with the offset before it, which lands after the jump
+        return early  // a gap: read with the offset before it, which lands after the jump
 
     }
 
@@ -159,7 +176,9 @@ public struct TimeZoneRules: Sendable, Equatable {
     public func lastTransition(atOrBefore t: Int64) -> Int64? {
         if let footer, footer.daylight != nil, let last = transitions.last, t >= last {
             let year = ISO8601.civil(ISO8601.floorDivide(t, 86_400).0).year
-            if let x = (year - 1...year).flatMap({ footer.transitions(year: $0) }).filter({ $0 <= t && $0 >= last }).max() {
+            if let x = (year - 1...year).flatMap({ footer.transitions(year: $0) }).filter({ $0 <= t && $0 >= last })
+                .max()
+            {
                 return x
             }
         }
@@ -173,7 +192,8 @@ public struct TimeZoneRules: Sendable, Equatable {
 
     // MARK: TZif
 
-    static func parse(_ b: UnsafeRawBufferPointer, identifier: String, path: String) throws(TSDBError) -> TimeZoneRules {
+    static func parse(_ b: UnsafeRawBufferPointer, identifier: String, path: String) throws(TSDBError) -> TimeZoneRules
+    {
         var r = ByteReader(b, context: "TZif")
         func header() throws(TSDBError) -> (version: UInt8, counts: [Int]) {
             guard try r.bytes(4, "magic").elementsEqual(Array("TZif".utf8)) else { throw r.fail("not a TZif file") }
@@ -194,8 +214,10 @@ public struct TimeZoneRules: Sendable, Equatable {
             }
             var transitions: [Int64] = []
             for _ in 0..<c[3] {
-                transitions.append(timeSize == 8 ? Int64(bitPattern: UInt64(bigEndian: try r.u64("transition")))
-                                                 : Int64(Int32(bitPattern: UInt32(bigEndian: try r.u32("transition")))))
+                transitions.append(
+                    timeSize == 8
+                        ? Int64(bitPattern: UInt64(bigEndian: try r.u64("transition")))
+                        : Int64(Int32(bitPattern: UInt32(bigEndian: try r.u32("transition")))))
             }
             var indices: [Int] = []
             for _ in 0..<c[3] { indices.append(Int(try r.u8("type index"))) }
@@ -206,7 +228,9 @@ public struct TimeZoneRules: Sendable, Equatable {
                 typeIsDST.append(try r.u8("isdst") != 0)
                 _ = try r.u8("abbreviation index")
             }
-            guard !typeOffsets.isEmpty, indices.allSatisfy({ $0 < typeOffsets.count }) else { throw r.fail("bad local time type") }
+            guard !typeOffsets.isEmpty, indices.allSatisfy({ $0 < typeOffsets.count }) else {
+                throw r.fail("bad local time type")
+            }
             try r.skip(c[5] + c[2] * (timeSize + 4) + c[1] + c[0], "abbreviations and flags")
             var footer: PosixRule?
             if timeSize == 8, r.remaining > 2, (try? r.u8()) == 0x0A {
@@ -216,8 +240,9 @@ public struct TimeZoneRules: Sendable, Equatable {
             }
             // Before the first transition: the first non-DST type (RFC 8536 §3.2), else type 0.
             let initial = typeOffsets[typeIsDST.firstIndex(of: false) ?? 0]
-            return TimeZoneRules(identifier: identifier, transitions: transitions, offsets: indices.map { typeOffsets[$0] },
-                                 initialOffset: initial, footer: footer)
+            return TimeZoneRules(
+                identifier: identifier, transitions: transitions, offsets: indices.map { typeOffsets[$0] },
+                initialOffset: initial, footer: footer)
         } catch {
             throw error.at(path: path)
         }
@@ -250,7 +275,12 @@ struct PosixRule: Sendable, Equatable {
         }
         func time() -> Int32? {
             var sign: Int32 = 1
-            if s.first == "+" { s = s.dropFirst() } else if s.first == "-" { sign = -1; s = s.dropFirst() }
+            if s.first == "+" {
+                s = s.dropFirst()
+            } else if s.first == "-" {
+                sign = -1
+                s = s.dropFirst()
+            }
             var parts: [Int32] = []
             repeat {
                 if !parts.isEmpty { s = s.dropFirst() }
@@ -264,7 +294,10 @@ struct PosixRule: Sendable, Equatable {
         }
         guard name(), let std = time() else { return nil }
         standard = -std
-        guard !s.isEmpty else { daylight = nil; return }
+        guard !s.isEmpty else {
+            daylight = nil
+            return
+        }
         guard name() else { return nil }
         if s.first != "," && !s.isEmpty {
             guard let dst = time() else { return nil }
@@ -294,7 +327,7 @@ struct PosixRule: Sendable, Equatable {
     /// Day number (since the epoch) of the `week`-th `weekday` of `month` (week 5 = last).
     static func ruleDay(year: Int, month: Int, week: Int, weekday: Int) -> Int64 {
         let first = ISO8601.days(year: year, month: month, day: 1)
-        let firstWeekday = Int(((first % 7) + 11) % 7) // 1970-01-01 was a Thursday (4)
+        let firstWeekday = Int(((first % 7) + 11) % 7)  // 1970-01-01 was a Thursday (4)
         var day = first + Int64((weekday - firstWeekday + 7) % 7) + Int64(7 * (week - 1))
         let monthLength = Int64(ISO8601.daysInMonth(year: year, month: month))
         while day >= first + monthLength { day -= 7 }
@@ -304,9 +337,11 @@ struct PosixRule: Sendable, Equatable {
     /// The two instants (seconds, UTC) at which daylight time starts and ends in `year`.
     func transitions(year: Int) -> [Int64] {
         guard let daylight else { return [] }
-        let startUTC = Self.ruleDay(year: year, month: start.0, week: start.1, weekday: start.2) * 86_400
+        let startUTC =
+            Self.ruleDay(year: year, month: start.0, week: start.1, weekday: start.2) * 86_400
             + Int64(start.3) - Int64(standard)
-        let endUTC = Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400
+        let endUTC =
+            Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400
             + Int64(end.3) - Int64(daylight)
         return [startUTC, endUTC]
     }
@@ -315,17 +350,22 @@ struct PosixRule: Sendable, Equatable {
         guard let daylight else { return standard }
         let (year, _, _) = ISO8601.civil(ISO8601.floorDivide(seconds + Int64(standard), 86_400).0)
         // Transition instants in UTC: start is given in standard time, end in daylight time.
-        let startUTC = Self.ruleDay(year: year, month: start.0, week: start.1, weekday: start.2) * 86_400 + Int64(start.3) - Int64(standard)
-        let endUTC = Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400 + Int64(end.3) - Int64(daylight)
+        let startUTC =
+            Self.ruleDay(year: year, month: start.0, week: start.1, weekday: start.2) * 86_400 + Int64(start.3)
+            - Int64(standard)
+        let endUTC =
+            Self.ruleDay(year: year, month: end.0, week: end.1, weekday: end.2) * 86_400 + Int64(end.3)
+            - Int64(daylight)
         if startUTC < endUTC { return seconds >= startUTC && seconds < endUTC ? daylight : standard }
-        return seconds >= endUTC && seconds < startUTC ? standard : daylight // southern hemisphere
+        return seconds >= endUTC && seconds < startUTC ? standard : daylight  // southern hemisphere
     }
 }
 
 extension Array where Element == Int64 {
     /// The first index whose element satisfies `belongs` (which must be false, then true, along the array).
     func partitioningIndex(where belongs: (Int64) -> Bool) -> Int {
-        var lo = 0, hi = count
+        var lo = 0
+        var hi = count
         while lo < hi {
             let mid = (lo + hi) / 2
             if belongs(self[mid]) { hi = mid } else { lo = mid + 1 }

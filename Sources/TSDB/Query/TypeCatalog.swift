@@ -16,7 +16,8 @@ public struct TypeCatalog: Sendable {
     /// The catalog for a store: built-ins, overridden by `<apple-health>/types.json` if it reads.
     public init(layout: StoreLayout) {
         guard let file = try? MappedFile(path: layout.typesFilePath),
-              let json = try? file.withBytes({ (b) throws(TSDBError) in try JSONValue.parse(b, path: file.path) }) else { return }
+            let json = try? file.withBytes({ (b) throws(TSDBError) in try JSONValue.parse(b, path: file.path) })
+        else { return }
         for section in ["quantity_types", "category_types"] {
             for (id, entry) in json[section]?.object ?? [:] {
                 if let name = entry["name"]?.string { names[id] = name }
@@ -51,7 +52,9 @@ public struct TypeCatalog: Sendable {
     public func workoutName(_ activity: Int64) -> String { workoutActivityNames[activity] ?? "activity \(activity)" }
 
     static let builtInCategoryValues: [String: [Int64: String]] = [
-        "HKCategoryTypeIdentifierSleepAnalysis": [0: "inBed", 1: "asleepUnspecified", 2: "awake", 3: "asleepCore", 4: "asleepDeep", 5: "asleepREM"],
+        "HKCategoryTypeIdentifierSleepAnalysis": [
+            0: "inBed", 1: "asleepUnspecified", 2: "awake", 3: "asleepCore", 4: "asleepDeep", 5: "asleepREM",
+        ],
         "HKCategoryTypeIdentifierAppleStandHour": [0: "idle", 1: "stood"],
     ]
 

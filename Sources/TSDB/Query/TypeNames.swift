@@ -1,6 +1,8 @@
 /// Resolves what a person types (`HeartRate`, `steps`, `sleep`) to a stored HealthKit identifier.
 public enum TypeNames {
-    static let prefixes = ["HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier", "HKDataTypeIdentifier"]
+    static let prefixes = [
+        "HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKCorrelationTypeIdentifier", "HKDataTypeIdentifier",
+    ]
     /// Everyday names for identifiers whose short name differs.
     static let aliases: [String: String] = [
         "steps": "HKQuantityTypeIdentifierStepCount",
@@ -21,7 +23,9 @@ public enum TypeNames {
     /// The short name: the identifier without its HealthKit prefix (`HeartRate`, `Workout`).
     public static func shortName(_ identifier: String) -> String {
         if identifier == "HKWorkoutTypeIdentifier" { return "Workout" }
-        for p in prefixes where identifier.hasPrefix(p) && identifier.count > p.count { return String(identifier.dropFirst(p.count)) }
+        for p in prefixes where identifier.hasPrefix(p) && identifier.count > p.count {
+            return String(identifier.dropFirst(p.count))
+        }
         return identifier
     }
 
@@ -33,12 +37,15 @@ public enum TypeNames {
         func matches(_ id: String) -> Bool { id.lowercased() == key || shortName(id).lowercased() == key }
         if let exact = stored.first(where: matches) { return exact }
         if let alias = aliases[key], stored.contains(alias) { return alias }
-        let listing = stored.isEmpty ? "the store holds no samples yet"
+        let listing =
+            stored.isEmpty
+            ? "the store holds no samples yet"
             : "it has " + stored.map(shortName).sorted().joined(separator: ", ")
         if let known = aliases[key] ?? HealthKitTypes.allIdentifiers.first(where: matches) {
             throw TSDBError.notFound("this store has no \(shortName(known)) samples (\(known)); \(listing)")
         }
-        let close = closest(to: name, among: stored.map(shortName) + aliases.keys.filter { stored.contains(aliases[$0]!) })
+        let close = closest(
+            to: name, among: stored.map(shortName) + aliases.keys.filter { stored.contains(aliases[$0]!) })
         let hint = close.isEmpty ? listing : "did you mean " + close.joined(separator: " or ") + "?"
         throw TSDBError.notFound("no type named \"\(name)\"; \(hint)")
     }
@@ -58,7 +65,8 @@ public enum TypeNames {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8), b = Array(b.utf8)
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]

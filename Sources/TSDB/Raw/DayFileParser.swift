@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The samples of one day file, with strings interned into a file-local table.
@@ -31,7 +31,8 @@ package enum DayFileParser {
         do {
             try parseTopLevel(&scanner, &result)
         } catch {
-            throw TSDBError.invalidInput(error.message, path: path, offset: error.offset, line: scanner.line(of: error.offset))
+            throw TSDBError.invalidInput(
+                error.message, path: path, offset: error.offset, line: scanner.line(of: error.offset))
         }
         return result
     }
@@ -53,7 +54,9 @@ package enum DayFileParser {
                 s.skipWhitespace()
                 let keyOffset = s.position
                 let key = s.text(try s.string("object key"))
-                guard seen.insert(key).inserted else { throw s.fail("duplicate key \"\(key)\" in the day file", at: keyOffset) }
+                guard seen.insert(key).inserted else {
+                    throw s.fail("duplicate key \"\(key)\" in the day file", at: keyOffset)
+                }
                 try s.expect(UInt8(ascii: ":"), "':' after key")
                 switch key {
                 case "samples":
@@ -64,7 +67,9 @@ package enum DayFileParser {
                     let at = s.position
                     let token = try s.string("\"date\"")
                     let date = s.text(token)
-                    guard isCalendarDate(date) else { throw s.fail("\"date\" is \"\(date)\", expected an existing date YYYY-MM-DD", at: at) }
+                    guard isCalendarDate(date) else {
+                        throw s.fail("\"date\" is \"\(date)\", expected an existing date YYYY-MM-DD", at: at)
+                    }
                     out.date = date
                 default:
                     try s.skipValue(depth: 1)
@@ -82,7 +87,10 @@ package enum DayFileParser {
         guard u.count == 10, u[4] == 45, u[7] == 45 else { return false }
         func num(_ r: Range<Int>) -> Int? {
             var v = 0
-            for i in r { guard u[i] >= 48 && u[i] <= 57 else { return nil }; v = v * 10 + Int(u[i] - 48) }
+            for i in r {
+                guard u[i] >= 48 && u[i] <= 57 else { return nil }
+                v = v * 10 + Int(u[i] - 48)
+            }
             return v
         }
         guard let y = num(0..<4), let m = num(5..<7), let d = num(8..<10), (1...12).contains(m) else { return false }
@@ -91,7 +99,9 @@ package enum DayFileParser {
 
     private static func parseSamples(_ s: inout JSONScanner, _ out: inout ParsedDayFile) throws(JSONScanner.Failure) {
         s.skipWhitespace()
-        guard s.peek() == UInt8(ascii: "[") else { throw s.fail("\"samples\" must be an array, found \(s.describeFound())") }
+        guard s.peek() == UInt8(ascii: "[") else {
+            throw s.fail("\"samples\" must be an array, found \(s.describeFound())")
+        }
         s.position += 1
         if s.consume(UInt8(ascii: "]")) { return }
         var index = 0
@@ -115,7 +125,9 @@ package enum DayFileParser {
     }
 
     @inline(__always)
-    private static func intern(_ t: JSONScanner.StringToken, _ s: JSONScanner, _ out: inout ParsedDayFile, _ cache: inout FieldCaches.Entry) -> Int32 {
+    private static func intern(
+        _ t: JSONScanner.StringToken, _ s: JSONScanner, _ out: inout ParsedDayFile, _ cache: inout FieldCaches.Entry
+    ) -> Int32 {
         if t.hasEscapes { return s.unescaped.withUnsafeBytes { out.strings.intern($0) } }
         let length = t.end - t.start
         let base = s.bytes.baseAddress!
@@ -125,22 +137,31 @@ package enum DayFileParser {
         return id
     }
 
-    private static func parseSample(_ s: inout JSONScanner, _ out: inout ParsedDayFile, index: Int, scratch: inout ByteWriter, caches: inout FieldCaches) throws(JSONScanner.Failure) {
+    private static func parseSample(
+        _ s: inout JSONScanner, _ out: inout ParsedDayFile, index: Int, scratch: inout ByteWriter,
+        caches: inout FieldCaches
+    ) throws(JSONScanner.Failure) {
         s.skipWhitespace()
         let sampleOffset = s.position
-        guard s.peek() == UInt8(ascii: "{") else { throw s.fail("samples[\(index)] must be an object, found \(s.describeFound())") }
+        guard s.peek() == UInt8(ascii: "{") else {
+            throw s.fail("samples[\(index)] must be an object, found \(s.describeFound())")
+        }
         s.position += 1
         var seen = 0
-        var sample = PackedSample(start: 0, end: 0, mantissa: 0, forms: 0, type: 0, unit: PackedSample.absent,
-                                  source: PackedSample.absent, device: PackedSample.absent,
-                                  metadata: PackedSample.absent, valueTag: ValueTag.absent)
-        var startForm = TimeForm.zulu, endForm = TimeForm.zulu
+        var sample = PackedSample(
+            start: 0, end: 0, mantissa: 0, forms: 0, type: 0, unit: PackedSample.absent,
+            source: PackedSample.absent, device: PackedSample.absent,
+            metadata: PackedSample.absent, valueTag: ValueTag.absent)
+        var startForm = TimeForm.zulu
+        var endForm = TimeForm.zulu
         if !s.consume(UInt8(ascii: "}")) {
             repeat {
                 s.skipWhitespace()
                 let keyOffset = s.position
                 let key = try s.string("key in samples[\(index)]")
-                let field = key.hasEscapes ? s.unescaped.withUnsafeBytes { fieldBit($0) }
+                let field =
+                    key.hasEscapes
+                    ? s.unescaped.withUnsafeBytes { fieldBit($0) }
                     : fieldBit(UnsafeRawBufferPointer(rebasing: s.bytes[key.start..<key.end]))
                 try s.expect(UInt8(ascii: ":"), "':' after key")
                 if field != 0 {
@@ -163,13 +184,26 @@ package enum DayFileParser {
                     do {
                         stamp = try s.withContent(t) { (b) throws(JSONScanner.Failure) -> Timestamp in
                             do throws(ISO8601.Failure) { return try ISO8601.parse(b) } catch {
-                                throw JSONScanner.Failure(message: "samples[\(index)].\(name) \"\(String(decoding: b, as: UTF8.self))\": \(error.message)", offset: valueOffset)
+                                throw JSONScanner.Failure(
+                                    message:
+                                        "samples[\(index)].\(name) "
+                                        + "\"\(String(decoding: b, as: UTF8.self))\": \(error.message)",
+                                    offset: valueOffset)
                             }
                         }
                     }
-                    if field == fieldStart { sample.start = stamp.microseconds; startForm = stamp.form } else { sample.end = stamp.microseconds; endForm = stamp.form }
+                    if field == fieldStart {
+                        sample.start = stamp.microseconds
+                        startForm = stamp.form
+                    } else {
+                        sample.end = stamp.microseconds
+                        endForm = stamp.form
+                    }
                 case fieldValue:
-                    if try s.consumeNull() { sample.valueTag = ValueTag.null; break }
+                    if try s.consumeNull() {
+                        sample.valueTag = ValueTag.null
+                        break
+                    }
                     let c = s.peek()
                     guard c == UInt8(ascii: "-") || s.isDigit(c) else {
                         throw s.fail("samples[\(index)].value must be a number or null, found \(s.describeFound())")
@@ -190,12 +224,24 @@ package enum DayFileParser {
                     } else {
                         let name = field == fieldUnit ? "unit" : field == fieldSource ? "source" : "device"
                         let t = try s.string("samples[\(index)].\(name)")
-                        id = field == fieldUnit ? intern(t, s, &out, &caches.unit)
-                            : field == fieldSource ? intern(t, s, &out, &caches.source) : intern(t, s, &out, &caches.device)
+                        id =
+                            field == fieldUnit
+                            ? intern(t, s, &out, &caches.unit)
+                            : field == fieldSource
+                                ? intern(t, s, &out, &caches.source) : intern(t, s, &out, &caches.device)
                     }
-                    if field == fieldUnit { sample.unit = id } else if field == fieldSource { sample.source = id } else { sample.device = id }
+                    if field == fieldUnit {
+                        sample.unit = id
+                    } else if field == fieldSource {
+                        sample.source = id
+                    } else {
+                        sample.device = id
+                    }
                 case fieldMetadata:
-                    if try s.consumeNull() { sample.metadata = PackedSample.null; break }
+                    if try s.consumeNull() {
+                        sample.metadata = PackedSample.null
+                        break
+                    }
                     guard s.peek() == UInt8(ascii: "{") else {
                         throw s.fail("samples[\(index)].metadata must be an object or null, found \(s.describeFound())")
                     }
@@ -217,7 +263,8 @@ package enum DayFileParser {
                         sample.metadata = id
                     }
                 default:
-                    out.warnings.append("samples[\(index)]: ignored unknown key \"\(s.text(key))\" at offset \(keyOffset)")
+                    out.warnings.append(
+                        "samples[\(index)]: ignored unknown key \"\(s.text(key))\" at offset \(keyOffset)")
                     try s.skipValue(depth: 2)
                 }
             } while s.consume(UInt8(ascii: ","))
@@ -227,7 +274,10 @@ package enum DayFileParser {
             throw s.fail("samples[\(index)] has no \"\(name)\"", at: sampleOffset)
         }
         guard sample.end >= sample.start else {
-            throw s.fail("samples[\(index)] ends before it starts (end \(ISO8601.format(sample.end, endForm)) < start \(ISO8601.format(sample.start, startForm)))", at: sampleOffset)
+            throw s.fail(
+                "samples[\(index)] ends before it starts (end \(ISO8601.format(sample.end, endForm)) < "
+                    + "start \(ISO8601.format(sample.start, startForm)))",
+                at: sampleOffset)
         }
         sample.forms = TimeForm.pair(startForm, endForm)
         out.samples.append(sample)
@@ -273,7 +323,11 @@ package enum DayFileParser {
         var inFraction = false
         while i < t.count {
             let b = t[i]
-            if b == UInt8(ascii: ".") { inFraction = true; i += 1; continue }
+            if b == UInt8(ascii: ".") {
+                inFraction = true
+                i += 1
+                continue
+            }
             guard b >= 48 && b <= 57 else { return nil }
             if digits > 0 || b != 48 { digits += 1 }
             guard digits <= 18 else { return nil }

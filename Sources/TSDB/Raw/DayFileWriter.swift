@@ -47,7 +47,9 @@ public enum DayFileWriter {
     }
 
     /// A whole day file: `date`, optional `exported_at` and `device_info`, then one sample per line.
-    public static func dayFile(date: String, exportedAt: String? = nil, deviceInfo: [(String, String)] = [], samples: [Sample]) -> [UInt8] {
+    public static func dayFile(
+        date: String, exportedAt: String? = nil, deviceInfo: [(String, String)] = [], samples: [Sample]
+    ) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(samples.count * 260 + 256)
         out.append(contentsOf: "{\n  \"date\": \"\(date)\",\n".utf8)
@@ -116,8 +118,13 @@ extension DayFileWriter {
     }
 
     public static func appendCSVField(_ s: String, to out: inout [UInt8]) {
-        let needsQuotes = s.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
-        guard needsQuotes else { out.append(contentsOf: s.utf8); return }
+        let needsQuotes = s.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+        }
+        guard needsQuotes else {
+            out.append(contentsOf: s.utf8)
+            return
+        }
         out.append(UInt8(ascii: "\""))
         for b in s.utf8 {
             if b == UInt8(ascii: "\"") { out.append(b) }

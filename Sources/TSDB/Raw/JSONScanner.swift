@@ -96,7 +96,10 @@ struct JSONScanner {
             if b == UInt8(ascii: "\"") {
                 position += 1
                 guard position - 1 - start <= Self.maxStringBytes else {
-                    throw fail("string of \(position - 1 - start) bytes is longer than the \(Self.maxStringBytes >> 20) MiB limit", at: start - 1)
+                    throw fail(
+                        "string of \(position - 1 - start) bytes is longer than the \(Self.maxStringBytes >> 20) "
+                            + "MiB limit",
+                        at: start - 1)
                 }
                 return StringToken(start: start, end: position - 1, hasEscapes: false)
             }
@@ -110,11 +113,14 @@ struct JSONScanner {
     /// Skips 8 bytes at a time while none is a quote, backslash, control or non-ASCII byte
     /// (SWAR: each test sets the high bit of the bytes that match).
     @inline(__always) mutating func skipPlainStringBytes() {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
         while position + 8 <= bytes.count {
             let x = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-            let quote = x ^ (ones &* 0x22), backslash = x ^ (ones &* 0x5C)
-            let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x) | x
+            let quote = x ^ (ones &* 0x22)
+            let backslash = x ^ (ones &* 0x5C)
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((x &- ones &* 0x20) & ~x) | x
             if special & highs != 0 { return }
             position += 8
         }
@@ -124,15 +130,24 @@ struct JSONScanner {
     @inline(__always) mutating func utf8Scalar() throws(Failure) {
         let b0 = bytes[position]
         let n: Int
-        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        var lo: UInt8 = 0x80
+        var hi: UInt8 = 0xBF
         switch b0 {
         case 0xC2...0xDF: n = 2
-        case 0xE0: n = 3; lo = 0xA0
+        case 0xE0:
+            n = 3
+            lo = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: n = 3
-        case 0xED: n = 3; hi = 0x9F
-        case 0xF0: n = 4; lo = 0x90
+        case 0xED:
+            n = 3
+            hi = 0x9F
+        case 0xF0:
+            n = 4
+            lo = 0x90
         case 0xF1...0xF3: n = 4
-        case 0xF4: n = 4; hi = 0x8F
+        case 0xF4:
+            n = 4
+            hi = 0x8F
         default: throw fail("invalid UTF-8 lead byte 0x\(String(b0, radix: 16, uppercase: true))")
         }
         guard position + n <= bytes.count else { throw fail("truncated UTF-8 sequence") }
@@ -152,7 +167,9 @@ struct JSONScanner {
             if b == UInt8(ascii: "\"") {
                 position += 1
                 guard unescaped.count <= Self.maxStringBytes else {
-                    throw fail("string of \(unescaped.count) bytes is longer than the \(Self.maxStringBytes >> 20) MiB limit", at: start - 1)
+                    throw fail(
+                        "string of \(unescaped.count) bytes is longer than the \(Self.maxStringBytes >> 20) MiB limit",
+                        at: start - 1)
                 }
                 return StringToken(start: start, end: position - 1, hasEscapes: true)
             }
@@ -174,13 +191,21 @@ struct JSONScanner {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4(at: escapeAt)
                     if scalar >= 0xD800 && scalar <= 0xDBFF {
-                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
-                            throw fail("high surrogate \\u\(String(scalar, radix: 16, uppercase: true)) not followed by a low surrogate", at: escapeAt)
+                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                            bytes[position + 1] == UInt8(ascii: "u")
+                        else {
+                            throw fail(
+                                "high surrogate \\u\(String(scalar, radix: 16, uppercase: true)) not followed by a "
+                                    + "low surrogate",
+                                at: escapeAt)
                         }
                         position += 2
                         let low = try hex4(at: escapeAt)
                         guard low >= 0xDC00 && low <= 0xDFFF else {
-                            throw fail("high surrogate followed by \\u\(String(low, radix: 16, uppercase: true)), not a low surrogate", at: escapeAt)
+                            throw fail(
+                                "high surrogate followed by \\u\(String(low, radix: 16, uppercase: true)), not a "
+                                    + "low surrogate",
+                                at: escapeAt)
                         }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
@@ -238,7 +263,9 @@ struct JSONScanner {
 
     /// Calls `body` with the content bytes of `token`.
     @inline(__always)
-    func withContent<R>(_ token: StringToken, _ body: (UnsafeRawBufferPointer) throws(Failure) -> R) throws(Failure) -> R {
+    func withContent<R>(_ token: StringToken, _ body: (UnsafeRawBufferPointer) throws(Failure) -> R) throws(Failure)
+        -> R
+    {
         if token.hasEscapes {
             let result = unescaped.withUnsafeBytes { buffer in Result { () throws(Failure) -> R in try body(buffer) } }
             return try result.get()
@@ -268,7 +295,9 @@ struct JSONScanner {
         }
         if peek() == UInt8(ascii: ".") {
             position += 1
-            guard isDigit(peek()) else { throw fail("expected a digit after the decimal point, found \(describeFound())") }
+            guard isDigit(peek()) else {
+                throw fail("expected a digit after the decimal point, found \(describeFound())")
+            }
             while isDigit(peek()) { position += 1 }
         }
         lastNumberHadExponent = peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E")
@@ -349,7 +378,9 @@ struct JSONScanner {
             for (i, m) in members.enumerated() {
                 if i > 0 {
                     if members[i - 1].key == m.key {
-                        throw fail("duplicate object key \"\(String(decoding: m.key, as: UTF8.self))\"", at: max(members[i - 1].offset, m.offset))
+                        throw fail(
+                            "duplicate object key \"\(String(decoding: m.key, as: UTF8.self))\"",
+                            at: max(members[i - 1].offset, m.offset))
                     }
                     out!.u8(UInt8(ascii: ","))
                 }
@@ -375,11 +406,14 @@ struct JSONScanner {
             let token = try string("string")
             if out != nil { try withContent(token) { Self.writeString($0, into: &out!) } }
         case UInt8(ascii: "t"):
-            try literal("true"); out?.append(Array("true".utf8))
+            try literal("true")
+            out?.append(Array("true".utf8))
         case UInt8(ascii: "f"):
-            try literal("false"); out?.append(Array("false".utf8))
+            try literal("false")
+            out?.append(Array("false".utf8))
         case UInt8(ascii: "n"):
-            try literal("null"); out?.append(Array("null".utf8))
+            try literal("null")
+            out?.append(Array("null".utf8))
         default:
             let range = try number()
             if lastNumberHadExponent || range.count >= 300 { try checkFinite(range) }
@@ -403,17 +437,32 @@ struct JSONScanner {
         out.u8(UInt8(ascii: "\""))
         for b in content {
             switch b {
-            case 0x22: out.u8(0x5C); out.u8(0x22)
-            case 0x5C: out.u8(0x5C); out.u8(0x5C)
-            case 0x08: out.u8(0x5C); out.u8(UInt8(ascii: "b"))
-            case 0x0C: out.u8(0x5C); out.u8(UInt8(ascii: "f"))
-            case 0x0A: out.u8(0x5C); out.u8(UInt8(ascii: "n"))
-            case 0x0D: out.u8(0x5C); out.u8(UInt8(ascii: "r"))
-            case 0x09: out.u8(0x5C); out.u8(UInt8(ascii: "t"))
+            case 0x22:
+                out.u8(0x5C)
+                out.u8(0x22)
+            case 0x5C:
+                out.u8(0x5C)
+                out.u8(0x5C)
+            case 0x08:
+                out.u8(0x5C)
+                out.u8(UInt8(ascii: "b"))
+            case 0x0C:
+                out.u8(0x5C)
+                out.u8(UInt8(ascii: "f"))
+            case 0x0A:
+                out.u8(0x5C)
+                out.u8(UInt8(ascii: "n"))
+            case 0x0D:
+                out.u8(0x5C)
+                out.u8(UInt8(ascii: "r"))
+            case 0x09:
+                out.u8(0x5C)
+                out.u8(UInt8(ascii: "t"))
             case ..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
                 out.append(Array("\\u00".utf8))
-                out.u8(hex[Int(b >> 4)]); out.u8(hex[Int(b & 0xF)])
+                out.u8(hex[Int(b >> 4)])
+                out.u8(hex[Int(b & 0xF)])
             default: out.u8(b)
             }
         }

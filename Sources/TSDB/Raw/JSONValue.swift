@@ -32,7 +32,8 @@ public indirect enum JSONValue: Sendable, Equatable {
             guard s.atEnd else { throw s.fail("unexpected content after the JSON value") }
             return v
         } catch {
-            throw TSDBError.invalidInput(error.message, path: path, offset: error.offset, line: s.line(of: error.offset))
+            throw TSDBError.invalidInput(
+                error.message, path: path, offset: error.offset, line: s.line(of: error.offset))
         }
     }
 
@@ -64,9 +65,15 @@ public indirect enum JSONValue: Sendable, Equatable {
             }
             return .array(a)
         case UInt8(ascii: "\""): return .string(s.text(try s.string("string")))
-        case UInt8(ascii: "t"): try s.literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try s.literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try s.literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try s.literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try s.literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try s.literal("null")
+            return .null
         default:
             let r = try s.number()
             return .number(String(decoding: UnsafeRawBufferPointer(rebasing: s.bytes[r]), as: UTF8.self))

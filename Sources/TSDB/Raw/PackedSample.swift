@@ -46,9 +46,10 @@ extension TimeForm {
     }
 
     init(packed: UInt32) {
-        self.init(offsetMinutes: Int16(bitPattern: UInt16(truncatingIfNeeded: packed)),
-                  fractionDigits: UInt8((packed >> 16) & 0xF), isZulu: packed & (1 << 20) != 0,
-                  isNegativeZero: packed & (1 << 21) != 0)
+        self.init(
+            offsetMinutes: Int16(bitPattern: UInt16(truncatingIfNeeded: packed)),
+            fractionDigits: UInt8((packed >> 16) & 0xF), isZulu: packed & (1 << 20) != 0,
+            isNegativeZero: packed & (1 << 21) != 0)
     }
 
     static func pair(_ start: TimeForm, _ end: TimeForm) -> UInt64 {

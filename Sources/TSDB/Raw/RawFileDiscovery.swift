@@ -22,7 +22,9 @@ struct RawListing {
 /// read: the layout is the contract (Formats/raw-json-v1.md §1).
 enum RawFileDiscovery {
     static func find(rawDirectory: String) throws(TSDBError) -> RawListing {
-        guard FileSystem.isDirectory(rawDirectory) else { throw TSDBError.notFound("raw folder not found", path: rawDirectory) }
+        guard FileSystem.isDirectory(rawDirectory) else {
+            throw TSDBError.notFound("raw folder not found", path: rawDirectory)
+        }
         let rawReal = FileSystem.realPath(rawDirectory) ?? rawDirectory
         var out = RawListing()
         func digits(_ s: String) -> Bool { s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
@@ -31,34 +33,51 @@ enum RawFileDiscovery {
             do throws(TSDBError) {
                 return try FileSystem.list(path)
             } catch {
-                out.skipped.append(TSDBError(error.kind, "folder cannot be read (\(error.message)); its day files are not compacted",
-                                             path: path, errno: error.errno))
+                out.skipped.append(
+                    TSDBError(
+                        error.kind, "folder cannot be read (\(error.message)); its day files are not compacted",
+                        path: path, errno: error.errno))
                 return []
             }
         }
 
         for year in try FileSystem.list(rawDirectory) {
             let yearPath = rawDirectory + "/" + year.name
-            guard year.isDirectory, year.name.count == 4, digits(year.name) else { out.ignored.append(yearPath); continue }
+            guard year.isDirectory, year.name.count == 4, digits(year.name) else {
+                out.ignored.append(yearPath)
+                continue
+            }
             for month in list(yearPath) {
                 let monthPath = yearPath + "/" + month.name
-                guard month.isDirectory, month.name.count == 2, digits(month.name) else { out.ignored.append(monthPath); continue }
+                guard month.isDirectory, month.name.count == 2, digits(month.name) else {
+                    out.ignored.append(monthPath)
+                    continue
+                }
                 for file in list(monthPath) {
                     let path = monthPath + "/" + file.name
                     let stem = file.name.hasSuffix(".json") ? String(file.name.dropLast(5)) : ""
-                    guard DayFileParser.isCalendarDate(stem) else { out.ignored.append(path); continue }
+                    guard DayFileParser.isCalendarDate(stem) else {
+                        out.ignored.append(path)
+                        continue
+                    }
                     guard stem.hasPrefix(year.name + "-" + month.name + "-") else {
-                        out.skipped.append(TSDBError.invalidInput("day file is in the wrong folder: \(stem) belongs in "
-                            + "\(stem.prefix(4))/\(stem.dropFirst(5).prefix(2))/; not compacted", path: path))
+                        out.skipped.append(
+                            TSDBError.invalidInput(
+                                "day file is in the wrong folder: \(stem) belongs in "
+                                    + "\(stem.prefix(4))/\(stem.dropFirst(5).prefix(2))/; not compacted", path: path))
                         continue
                     }
                     guard !file.isDirectory else {
-                        out.skipped.append(TSDBError.invalidInput("is a folder named like a day file; expected a JSON file", path: path))
+                        out.skipped.append(
+                            TSDBError.invalidInput(
+                                "is a folder named like a day file; expected a JSON file", path: path))
                         continue
                     }
                     if file.isSymlink {
                         guard let target = FileSystem.realPath(path), target.hasPrefix(rawReal + "/") else {
-                            out.skipped.append(TSDBError.invalidInput("symbolic link pointing outside the raw folder; not followed", path: path))
+                            out.skipped.append(
+                                TSDBError.invalidInput(
+                                    "symbolic link pointing outside the raw folder; not followed", path: path))
                             continue
                         }
                     }
@@ -68,10 +87,15 @@ enum RawFileDiscovery {
                     // A link's size and mtime are its target's; a plain file's come from the listing.
                     var status = (size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
                     if file.isSymlink {
-                        do { status = try FileSystem.status(path) } catch { out.skipped.append(error); continue }
+                        do { status = try FileSystem.status(path) } catch {
+                            out.skipped.append(error)
+                            continue
+                        }
                     }
-                    out.files.append(RawFile(relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day,
-                                             dateText: stem, size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
+                    out.files.append(
+                        RawFile(
+                            relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day,
+                            dateText: stem, size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
                 }
             }
         }

@@ -80,8 +80,10 @@ public struct Sample: Hashable, Sendable {
     /// The metadata object as canonical JSON text (keys sorted, no white space), or absent/null.
     public var metadata: OptionalText
 
-    public init(type: String, start: Timestamp, end: Timestamp, value: SampleValue, unit: OptionalText = .absent,
-                source: OptionalText = .absent, device: OptionalText = .absent, metadata: OptionalText = .absent) {
+    public init(
+        type: String, start: Timestamp, end: Timestamp, value: SampleValue, unit: OptionalText = .absent,
+        source: OptionalText = .absent, device: OptionalText = .absent, metadata: OptionalText = .absent
+    ) {
         self.type = type
         self.start = start
         self.end = end

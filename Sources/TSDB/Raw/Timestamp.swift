@@ -10,7 +10,8 @@ public struct TimeForm: Hashable, Sendable {
     /// The offset was written `-00:00` (RFC 3339: UTC, local offset unknown) rather than `+00:00`.
     public var isNegativeZero: Bool
 
-    public init(offsetMinutes: Int16 = 0, fractionDigits: UInt8 = 0, isZulu: Bool = false, isNegativeZero: Bool = false) {
+    public init(offsetMinutes: Int16 = 0, fractionDigits: UInt8 = 0, isZulu: Bool = false, isNegativeZero: Bool = false)
+    {
         self.offsetMinutes = offsetMinutes
         self.fractionDigits = fractionDigits
         self.isZulu = isZulu
@@ -94,27 +95,44 @@ package enum ISO8601 {
             }
         }
         func sep(_ at: Int, _ c: Character) throws(Failure) {
-            guard s[at] == c.asciiValue! else { throw Failure(message: "expected '\(c)' at character \(at + 1) of the timestamp") }
+            guard s[at] == c.asciiValue! else {
+                throw Failure(message: "expected '\(c)' at character \(at + 1) of the timestamp")
+            }
         }
         // Fixed positions: check all separators and digits at once; only on failure walk them in
         // order to name the first wrong character.
-        var wrong = s[4] != UInt8(ascii: "-") || s[7] != UInt8(ascii: "-") || s[10] != UInt8(ascii: "T")
+        var wrong =
+            s[4] != UInt8(ascii: "-") || s[7] != UInt8(ascii: "-") || s[10] != UInt8(ascii: "T")
             || s[13] != UInt8(ascii: ":") || s[16] != UInt8(ascii: ":")
         for i in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18] { wrong = wrong || UInt(bitPattern: d(i)) > 9 }
         if wrong {
-            try digits(0, 4); try sep(4, "-"); try digits(5, 2); try sep(7, "-"); try digits(8, 2); try sep(10, "T")
-            try digits(11, 2); try sep(13, ":"); try digits(14, 2); try sep(16, ":"); try digits(17, 2)
+            try digits(0, 4)
+            try sep(4, "-")
+            try digits(5, 2)
+            try sep(7, "-")
+            try digits(8, 2)
+            try sep(10, "T")
+            try digits(11, 2)
+            try sep(13, ":")
+            try digits(14, 2)
+            try sep(16, ":")
+            try digits(17, 2)
         }
         let year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3)
-        let month = d(5) * 10 + d(6), day = d(8) * 10 + d(9)
-        let hour = d(11) * 10 + d(12), minute = d(14) * 10 + d(15), second = d(17) * 10 + d(18)
+        let month = d(5) * 10 + d(6)
+        let day = d(8) * 10 + d(9)
+        let hour = d(11) * 10 + d(12)
+        let minute = d(14) * 10 + d(15)
+        let second = d(17) * 10 + d(18)
         guard month >= 1 && month <= 12 else { throw Failure(message: "month \(month) is not 01–12") }
         guard day >= 1 && day <= daysInMonth(year: year, month: month) else {
             throw Failure(message: "day \(day) does not exist in \(year)-\(month < 10 ? "0" : "")\(month)")
         }
         guard hour <= 23 else { throw Failure(message: "hour \(hour) is not 00–23") }
         guard minute <= 59 else { throw Failure(message: "minute \(minute) is not 00–59") }
-        guard second <= 59 else { throw Failure(message: "second \(second) is not 00–59 (leap seconds are not accepted)") }
+        guard second <= 59 else {
+            throw Failure(message: "second \(second) is not 00–59 (leap seconds are not accepted)")
+        }
         var i = 19
         var micros: Int64 = 0
         var fractionDigits = 0
@@ -136,7 +154,8 @@ package enum ISO8601 {
         }
         guard i < n else { throw Failure(message: "missing zone: expected 'Z' or ±HH:MM") }
         var offset = 0
-        var zulu = false, negativeZero = false
+        var zulu = false
+        var negativeZero = false
         if s[i] == UInt8(ascii: "Z") {
             zulu = true
             i += 1
@@ -145,7 +164,8 @@ package enum ISO8601 {
             try digits(i + 1, 2)
             try sep(i + 3, ":")
             try digits(i + 4, 2)
-            let oh = d(i + 1) * 10 + d(i + 2), om = d(i + 4) * 10 + d(i + 5)
+            let oh = d(i + 1) * 10 + d(i + 2)
+            let om = d(i + 4) * 10 + d(i + 5)
             guard oh <= 23, om <= 59 else { throw Failure(message: "zone offset \(oh):\(om) is out of range") }
             offset = (oh * 60 + om) * (s[i] == UInt8(ascii: "-") ? -1 : 1)
             negativeZero = offset == 0 && s[i] == UInt8(ascii: "-")
@@ -154,12 +174,14 @@ package enum ISO8601 {
             throw Failure(message: "expected 'Z' or ±HH:MM after the time, found '\(Character(Unicode.Scalar(s[i])))'")
         }
         guard i == n else { throw Failure(message: "unexpected characters after the zone") }
-        let local = days(year: year, month: month, day: day) * microsPerDay
+        let local =
+            days(year: year, month: month, day: day) * microsPerDay
             + Int64(hour * 3600 + minute * 60 + second) * microsPerSecond + micros
         return Timestamp(
             microseconds: local - Int64(offset) * 60 * microsPerSecond,
-            form: TimeForm(offsetMinutes: Int16(offset), fractionDigits: UInt8(fractionDigits), isZulu: zulu,
-                           isNegativeZero: negativeZero))
+            form: TimeForm(
+                offsetMinutes: Int16(offset), fractionDigits: UInt8(fractionDigits), isZulu: zulu,
+                isNegativeZero: negativeZero))
     }
 
     package static func format(_ micros: Int64, _ form: TimeForm) -> String {
@@ -185,10 +207,16 @@ package enum ISO8601 {
                 divisor /= 10
             }
         }
-        put(y, 4); out.append(UInt8(ascii: "-")); put(m, 2); out.append(UInt8(ascii: "-")); put(d, 2)
+        put(y, 4)
+        out.append(UInt8(ascii: "-"))
+        put(m, 2)
+        out.append(UInt8(ascii: "-"))
+        put(d, 2)
         out.append(UInt8(ascii: "T"))
-        put(secondOfDay / 3600, 2); out.append(UInt8(ascii: ":"))
-        put(secondOfDay / 60 % 60, 2); out.append(UInt8(ascii: ":"))
+        put(secondOfDay / 3600, 2)
+        out.append(UInt8(ascii: ":"))
+        put(secondOfDay / 60 % 60, 2)
+        out.append(UInt8(ascii: ":"))
         put(secondOfDay % 60, 2)
         if form.fractionDigits > 0 {
             out.append(UInt8(ascii: "."))
@@ -207,12 +235,15 @@ package enum ISO8601 {
         } else {
             let o = Int(form.offsetMinutes)
             out.append(o < 0 || form.isNegativeZero ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            put(abs(o) / 60, 2); out.append(UInt8(ascii: ":")); put(abs(o) % 60, 2)
+            put(abs(o) / 60, 2)
+            out.append(UInt8(ascii: ":"))
+            put(abs(o) % 60, 2)
         }
     }
 
     @inline(__always) package static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
-        let q = a / b, r = a % b
+        let q = a / b
+        let r = a % b
         return r < 0 ? (q - 1, r + b) : (q, r)
     }
 }

@@ -36,7 +36,9 @@ public final class DecodedBlock {
 
     /// The end of sample `i` (`0 ..< count`), µs since the epoch (UTC).
     public func end(at i: Int) -> Int64 {
-        precondition(i >= 0 && i < count && decodedColumns.contains(.duration), "sample \(i) outside the block, or ends not decoded")
+        precondition(
+            i >= 0 && i < count && decodedColumns.contains(.duration),
+            "sample \(i) outside the block, or ends not decoded")
         return ends[i]
     }
     var forms: UnsafeMutableBufferPointer<Int64> { column(.form) }
@@ -115,10 +117,13 @@ extension SegmentReader {
         let scratch = block.scratchBuffer(location.rawLength)
         do throws(TSDBError) {
             try file.withBytes { (bytes) throws(TSDBError) in
-                let stored = UnsafeRawBufferPointer(rebasing: bytes[location.offset..<location.offset + location.storedLength])
+                let stored = UnsafeRawBufferPointer(
+                    rebasing: bytes[location.offset..<location.offset + location.storedLength])
                 let crc = CRC32C.checksum(stored)
                 guard crc == location.crc else {
-                    throw .corrupt("block \(index) CRC mismatch (stored \(hex32(location.crc)), computed \(hex32(crc)))", offset: location.offset)
+                    throw .corrupt(
+                        "block \(index) CRC mismatch (stored \(hex32(location.crc)), computed \(hex32(crc)))",
+                        offset: location.offset)
                 }
                 let raw = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<location.rawLength])
                 do throws(TSDBError) {
@@ -130,8 +135,9 @@ extension SegmentReader {
                     throw e
                 }
             }
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
-                               context: "block \(index) (offsets within its decompressed bytes)")
+            var r = ByteReader(
+                UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
+                context: "block \(index) (offsets within its decompressed bytes)")
             for c in Column.allCases {
                 if columns.contains(c) {
                     try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
@@ -149,7 +155,9 @@ extension SegmentReader {
 
     /// Turns stored offsets/durations into instants and checks every invariant the encoder
     /// guarantees, for the columns that were decoded.
-    private func validate(_ b: DecodedBlock, index: Int, location: BlockLocation, summary: BlockSummary) throws(TSDBError) {
+    private func validate(_ b: DecodedBlock, index: Int, location: BlockLocation, summary: BlockSummary)
+        throws(TSDBError)
+    {
         func bad(_ what: String) -> TSDBError { .corrupt("block \(index): \(what)", offset: location.offset) }
         let unit = SegmentFormat.powersOfTen[Int(location.timeUnitExponent)]
         let n = b.count
@@ -195,9 +203,11 @@ extension SegmentReader {
         try ids(.device, below: devices.count, "device")
         try ids(.metadata, below: metadata.count, "metadata")
         if columns.contains(.mantissa) && columns.contains(.valueTag) {
-            let tags = b.column(.valueTag), mantissas = b.column(.mantissa)
+            let tags = b.column(.valueTag)
+            let mantissas = b.column(.mantissa)
             let textLimit = UInt64(dictionary.numberTexts.count)
-            for i in 0..<n where tags[i] == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= textLimit {
+            for i in 0..<n where tags[i] == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= textLimit
+            {
                 throw bad("sample \(i): number text id \(mantissas[i]) out of range")
             }
         }
@@ -215,11 +225,12 @@ extension SegmentReader {
         case ValueTag.numberText: value = .numberText(dictionary.numberTexts[Int(b.mantissas[i])])
         default: value = .decimal(ExactDecimal(mantissa: b.mantissas[i], scale: tag - ValueTag.decimalBase))
         }
-        return Sample(type: dictionary.type,
-                      start: Timestamp(microseconds: b.starts[i], form: startForm),
-                      end: Timestamp(microseconds: b.ends[i], form: endForm),
-                      value: value, unit: units[Int(b.units[i])], source: sources[Int(b.sources[i])],
-                      device: devices[Int(b.devices[i])], metadata: metadata[Int(b.metadata[i])])
+        return Sample(
+            type: dictionary.type,
+            start: Timestamp(microseconds: b.starts[i], form: startForm),
+            end: Timestamp(microseconds: b.ends[i], form: endForm),
+            value: value, unit: units[Int(b.units[i])], source: sources[Int(b.sources[i])],
+            device: devices[Int(b.devices[i])], metadata: metadata[Int(b.metadata[i])])
     }
 
     /// The source string of sample `i` (for filtering without building a whole ``Sample``).

@@ -54,41 +54,57 @@ public final class SegmentReader: @unchecked Sendable {
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(TSDBError) -> Parsed {
         let size = bytes.count
         guard size >= SegmentFormat.headerSize + SegmentFormat.footerSize else {
-            throw .corrupt("file is \(size) bytes, shorter than a header and footer (\(SegmentFormat.headerSize + SegmentFormat.footerSize)); truncated?", offset: 0)
+            throw .corrupt(
+                "file is \(size) bytes, shorter than a header and footer "
+                    + "(\(SegmentFormat.headerSize + SegmentFormat.footerSize)); truncated?",
+                offset: 0)
         }
         try SegmentHeader.check(UnsafeRawBufferPointer(rebasing: bytes[0..<SegmentFormat.headerSize]))
         let footerStart = size - SegmentFormat.footerSize
-        let footer = try SegmentFooter.decode(UnsafeRawBufferPointer(rebasing: bytes[footerStart..<size]), fileOffset: footerStart)
+        let footer = try SegmentFooter.decode(
+            UnsafeRawBufferPointer(rebasing: bytes[footerStart..<size]), fileOffset: footerStart)
 
         // §6 Block index: sits right before the footer.
         // Every size check comes before the arithmetic it protects: fields are untrusted.
         let blockCount = footer.blockCount
         let indexLength = blockCount * SegmentFormat.indexEntrySize
-        guard indexLength <= footerStart - SegmentFormat.headerSize, footer.indexOffset == UInt64(footerStart - indexLength) else {
-            throw .corrupt("block index of \(blockCount) entries at offset \(footer.indexOffset) does not end at the footer "
-                + "(\(footerStart))", offset: footerStart + 24)
+        guard indexLength <= footerStart - SegmentFormat.headerSize,
+            footer.indexOffset == UInt64(footerStart - indexLength)
+        else {
+            throw .corrupt(
+                "block index of \(blockCount) entries at offset \(footer.indexOffset) does not end at the footer "
+                    + "(\(footerStart))", offset: footerStart + 24)
         }
         let indexStart = footerStart - indexLength
         let indexBytes = UnsafeRawBufferPointer(rebasing: bytes[indexStart..<footerStart])
         let indexCRC = CRC32C.checksum(indexBytes)
         guard indexCRC == footer.indexCRC else {
-            throw .corrupt("block index CRC mismatch (stored \(hex32(footer.indexCRC)), computed \(hex32(indexCRC)))", offset: indexStart)
+            throw .corrupt(
+                "block index CRC mismatch (stored \(hex32(footer.indexCRC)), computed \(hex32(indexCRC)))",
+                offset: indexStart)
         }
 
         // §4 Dictionary: sits right before the index.
         let dictStored = footer.dictionaryStoredLength
-        guard dictStored <= indexStart - SegmentFormat.headerSize, footer.dictionaryOffset == UInt64(indexStart - dictStored) else {
-            throw .corrupt("dictionary of \(dictStored) bytes at offset \(footer.dictionaryOffset) does not end at the index "
-                + "(\(indexStart))", offset: footerStart)
+        guard dictStored <= indexStart - SegmentFormat.headerSize,
+            footer.dictionaryOffset == UInt64(indexStart - dictStored)
+        else {
+            throw .corrupt(
+                "dictionary of \(dictStored) bytes at offset \(footer.dictionaryOffset) does not end at the index "
+                    + "(\(indexStart))", offset: footerStart)
         }
         let dictStart = indexStart - dictStored
         let dictStoredBytes = UnsafeRawBufferPointer(rebasing: bytes[dictStart..<indexStart])
         let dictCRC = CRC32C.checksum(dictStoredBytes)
         guard dictCRC == footer.dictionaryCRC else {
-            throw .corrupt("dictionary CRC mismatch (stored \(hex32(footer.dictionaryCRC)), computed \(hex32(dictCRC)))", offset: dictStart)
+            throw .corrupt(
+                "dictionary CRC mismatch (stored \(hex32(footer.dictionaryCRC)), computed \(hex32(dictCRC)))",
+                offset: dictStart)
         }
-        let dictionary = try decompressed(dictStoredBytes, codec: footer.dictionaryCodec, rawLength: footer.dictionaryRawLength,
-                                          offset: dictStart) { (raw) throws(TSDBError) in
+        let dictionary = try decompressed(
+            dictStoredBytes, codec: footer.dictionaryCodec, rawLength: footer.dictionaryRawLength,
+            offset: dictStart
+        ) { (raw) throws(TSDBError) in
             try parseDictionary(raw, offset: dictStart)
         }
 
@@ -105,7 +121,8 @@ public final class SegmentReader: @unchecked Sendable {
             let entryOffset = r.fileOffset
             let entry = try IndexEntry.decode(&r, index: i)
             func bad(_ what: String) -> TSDBError { .corrupt("block \(i): \(what)", offset: entryOffset) }
-            let location = entry.location, summary = entry.summary
+            let location = entry.location
+            let summary = entry.summary
             guard location.offset == expectedOffset else {
                 throw bad("starts at \(location.offset), expected \(expectedOffset) (blocks are contiguous)")
             }
@@ -120,7 +137,8 @@ public final class SegmentReader: @unchecked Sendable {
             total += summary.sampleCount
         }
         guard expectedOffset == dictStart else {
-            throw .corrupt("blocks end at \(expectedOffset) but the dictionary starts at \(dictStart)", offset: indexStart)
+            throw .corrupt(
+                "blocks end at \(expectedOffset) but the dictionary starts at \(dictStart)", offset: indexStart)
         }
         guard UInt64(total) == footer.sampleCount else {
             throw .corrupt("blocks hold \(total) samples, footer says \(footer.sampleCount)", offset: footerStart + 40)
@@ -129,10 +147,14 @@ public final class SegmentReader: @unchecked Sendable {
     }
 
     /// Runs `body` over the decompressed form of `stored`.
-    static func decompressed<R>(_ stored: UnsafeRawBufferPointer, codec: BlockCodec, rawLength: Int, offset: Int,
-                                _ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R) throws(TSDBError) -> R {
+    static func decompressed<R>(
+        _ stored: UnsafeRawBufferPointer, codec: BlockCodec, rawLength: Int, offset: Int,
+        _ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R
+    ) throws(TSDBError) -> R {
         if codec == .none {
-            guard stored.count == rawLength else { throw .corrupt("stored length \(stored.count) differs from raw length \(rawLength)", offset: offset) }
+            guard stored.count == rawLength else {
+                throw .corrupt("stored length \(stored.count) differs from raw length \(rawLength)", offset: offset)
+            }
             return try body(stored)
         }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: rawLength + IntColumn.readSlack, alignment: 8)
@@ -150,7 +172,8 @@ public final class SegmentReader: @unchecked Sendable {
 
     static func parseDictionary(_ raw: UnsafeRawBufferPointer, offset: Int) throws(TSDBError) -> SegmentDictionary {
         var r = ByteReader(raw, baseOffset: offset, context: "dictionary (offsets within its decompressed bytes)")
-        var d = SegmentDictionary(type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")))
+        var d = SegmentDictionary(
+            type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")))
         guard (1...12).contains(d.month) else { throw r.fail("month \(d.month) is not 1–12") }
         func list() throws(TSDBError) -> [String] {
             let n = try r.count("entry count", limit: r.remaining)
@@ -169,7 +192,8 @@ public final class SegmentReader: @unchecked Sendable {
             let pair = try r.u64("time form pair")
             for half in [UInt32(truncatingIfNeeded: pair), UInt32(truncatingIfNeeded: pair >> 32)] {
                 // §4.4: bits 22–31 are 0; -00:00 (bit 21) means offset 0 and no Z.
-                let flags = half >> 20, offset = half & 0xFFFF
+                let flags = half >> 20
+                let offset = half & 0xFFFF
                 guard half >> 22 == 0, flags != 3, flags != 2 || offset == 0, (half >> 16) & 0xF <= 9 else {
                     throw r.fail("time form 0x\(String(half, radix: 16)) has reserved or contradictory bits")
                 }

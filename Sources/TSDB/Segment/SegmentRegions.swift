@@ -17,17 +17,21 @@ enum SegmentHeader {
         var r = ByteReader(bytes, context: "header")
         let magic = try r.bytes(8, "magic")
         guard magic.elementsEqual(SegmentFormat.magic) else {
-            throw .corrupt("bad magic \(hex(magic)), expected \(hex(SegmentFormat.magic)) (not a tsdb segment)", offset: 0)
+            throw .corrupt(
+                "bad magic \(hex(magic)), expected \(hex(SegmentFormat.magic)) (not a tsdb segment)", offset: 0)
         }
         let version = try r.u16("version")
         guard version == SegmentFormat.version else {
-            throw .unsupportedVersion("segment format version \(version); this build reads version \(SegmentFormat.version)",
-                                      offset: 8)
+            throw .unsupportedVersion(
+                "segment format version \(version); this build reads version \(SegmentFormat.version)",
+                offset: 8)
         }
         let flags = try r.u16("flags")
         let stored = try r.u32("header CRC")
         let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
-        guard stored == computed else { throw .corrupt("header CRC is \(hex32(stored)), computed \(hex32(computed))", offset: 12) }
+        guard stored == computed else {
+            throw .corrupt("header CRC is \(hex32(stored)), computed \(hex32(computed))", offset: 12)
+        }
         guard flags == 0 else { throw .corrupt("header flags are \(flags), expected 0", offset: 10) }
     }
 }
@@ -64,7 +68,8 @@ struct SegmentFooter: Equatable {
     /// Decodes the last `SegmentFormat.footerSize` bytes of a file, found at `fileOffset`.
     static func decode(_ bytes: UnsafeRawBufferPointer, fileOffset: Int) throws(TSDBError) -> SegmentFooter {
         guard UnsafeRawBufferPointer(rebasing: bytes[56..<64]).elementsEqual(SegmentFormat.magic) else {
-            throw .corrupt("footer magic missing at the end of the file; truncated or not a segment", offset: fileOffset + 56)
+            throw .corrupt(
+                "footer magic missing at the end of the file; truncated or not a segment", offset: fileOffset + 56)
         }
         let stored = bytes.loadUnaligned(fromByteOffset: 52, as: UInt32.self).littleEndian
         let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<52]))
@@ -73,19 +78,23 @@ struct SegmentFooter: Equatable {
         }
         var r = ByteReader(bytes, baseOffset: fileOffset, context: "footer")
         let dictionaryOffset = try r.u64("dictionary offset")
-        let stored0 = Int(try r.u32("dictionary stored length")), raw = Int(try r.u32("dictionary raw length"))
+        let stored0 = Int(try r.u32("dictionary stored length"))
+        let raw = Int(try r.u32("dictionary raw length"))
         let dictionaryCRC = try r.u32("dictionary CRC")
         let codecByte = try r.u8("dictionary codec")
         guard let codec = BlockCodec(rawValue: codecByte) else {
             throw .corrupt("unknown dictionary codec \(codecByte)", offset: fileOffset + 20)
         }
         try r.zeros(3, "reserved")
-        let footer = SegmentFooter(dictionaryOffset: dictionaryOffset, dictionaryStoredLength: stored0, dictionaryRawLength: raw,
-                                   dictionaryCRC: dictionaryCRC, dictionaryCodec: codec, indexOffset: try r.u64("index offset"),
-                                   blockCount: Int(try r.u32("block count")), indexCRC: try r.u32("index CRC"),
-                                   sampleCount: try r.u64("sample count"))
+        let footer = SegmentFooter(
+            dictionaryOffset: dictionaryOffset, dictionaryStoredLength: stored0, dictionaryRawLength: raw,
+            dictionaryCRC: dictionaryCRC, dictionaryCodec: codec, indexOffset: try r.u64("index offset"),
+            blockCount: Int(try r.u32("block count")), indexCRC: try r.u32("index CRC"),
+            sampleCount: try r.u64("sample count"))
         try r.zeros(4, "reserved")
-        guard raw <= 1 << 30 else { throw .corrupt("dictionary raw length \(raw) is implausible", offset: fileOffset + 12) }
+        guard raw <= 1 << 30 else {
+            throw .corrupt("dictionary raw length \(raw) is implausible", offset: fileOffset + 12)
+        }
         return footer
     }
 }
@@ -119,15 +128,18 @@ struct IndexEntry: Equatable {
         let entryOffset = r.fileOffset
         func bad(_ what: String) -> TSDBError { .corrupt("block \(index): \(what)", offset: entryOffset) }
         let offset = try r.u64("block offset")
-        let stored = Int(try r.u32("stored length")), raw = Int(try r.u32("raw length"))
+        let stored = Int(try r.u32("stored length"))
+        let raw = Int(try r.u32("raw length"))
         let crc = try r.u32("block CRC")
         let count = Int(try r.u32("sample count"))
-        let codecByte = try r.u8("codec"), exponent = try r.u8("time unit")
+        let codecByte = try r.u8("codec")
+        let exponent = try r.u8("time unit")
         try r.zeros(2, "reserved")
         let valueCount = Int(try r.u32("value count"))
-        let summary = BlockSummary(sampleCount: count, valueCount: valueCount, firstStart: try r.i64(), lastStart: try r.i64(),
-                                   maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(),
-                                   sumOfSquaredDeviations: try r.f64())
+        let summary = BlockSummary(
+            sampleCount: count, valueCount: valueCount, firstStart: try r.i64(), lastStart: try r.i64(),
+            maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(),
+            sumOfSquaredDeviations: try r.f64())
         guard offset <= UInt64(Int.max) else { throw bad("offset \(offset) is out of range") }
         guard let codec = BlockCodec(rawValue: codecByte) else { throw bad("unknown codec \(codecByte)") }
         guard exponent <= SegmentFormat.maxTimeUnitExponent else {
@@ -144,8 +156,9 @@ struct IndexEntry: Equatable {
         guard summary.firstStart <= summary.lastStart, summary.maxEnd >= summary.lastStart else {
             throw bad("start/end summary out of order")
         }
-        let location = BlockLocation(offset: Int(offset), storedLength: stored, rawLength: raw, crc: crc, codec: codec,
-                                     timeUnitExponent: exponent)
+        let location = BlockLocation(
+            offset: Int(offset), storedLength: stored, rawLength: raw, crc: crc, codec: codec,
+            timeUnitExponent: exponent)
         return IndexEntry(location: location, summary: summary)
     }
 }

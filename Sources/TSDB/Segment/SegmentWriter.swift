@@ -12,7 +12,9 @@ struct SegmentWriter {
     var daySplitSamples = 256
 
     /// Encodes `samples` as a complete segment file image.
-    func encode(type: String, year: Int, month: Int, samples: UnsafeBufferPointer<PackedSample>, strings: ByteInterner) -> [UInt8] {
+    func encode(type: String, year: Int, month: Int, samples: UnsafeBufferPointer<PackedSample>, strings: ByteInterner)
+        -> [UInt8]
+    {
         var dictionary = DictionaryTables(type: type, year: year, month: month)
         var out = ByteWriter(capacity: samples.count * 2 + 4096)
         SegmentHeader.encode(into: &out)
@@ -26,8 +28,9 @@ struct SegmentWriter {
             let (summary, exponent) = fill(&columns, with: block, dictionary: &dictionary, strings: strings)
             let raw = columns.encode()
             let (stored, usedCodec) = compress(raw)
-            let location = BlockLocation(offset: out.count, storedLength: stored.count, rawLength: raw.count,
-                                         crc: CRC32C.checksum(stored), codec: usedCodec, timeUnitExponent: exponent)
+            let location = BlockLocation(
+                offset: out.count, storedLength: stored.count, rawLength: raw.count,
+                crc: CRC32C.checksum(stored), codec: usedCodec, timeUnitExponent: exponent)
             out.append(stored)
             IndexEntry(location: location, summary: summary).encode(into: &index)
             blockCount += 1
@@ -40,16 +43,20 @@ struct SegmentWriter {
         out.append(storedDictionary)
         let indexOffset = out.count
         out.append(index.bytes)
-        SegmentFooter(dictionaryOffset: UInt64(dictionaryOffset), dictionaryStoredLength: storedDictionary.count,
-                      dictionaryRawLength: rawDictionary.count, dictionaryCRC: CRC32C.checksum(storedDictionary),
-                      dictionaryCodec: dictionaryCodec, indexOffset: UInt64(indexOffset), blockCount: blockCount,
-                      indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64(samples.count)).encode(into: &out)
+        SegmentFooter(
+            dictionaryOffset: UInt64(dictionaryOffset), dictionaryStoredLength: storedDictionary.count,
+            dictionaryRawLength: rawDictionary.count, dictionaryCRC: CRC32C.checksum(storedDictionary),
+            dictionaryCodec: dictionaryCodec, indexOffset: UInt64(indexOffset), blockCount: blockCount,
+            indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64(samples.count)
+        ).encode(into: &out)
         return out.bytes
     }
 
     /// Fills the nine columns (§5.1) of one block and computes its summary (§6).
-    private func fill(_ columns: inout BlockColumns, with block: UnsafeBufferPointer<PackedSample>,
-                      dictionary: inout DictionaryTables, strings: ByteInterner) -> (BlockSummary, UInt8) {
+    private func fill(
+        _ columns: inout BlockColumns, with block: UnsafeBufferPointer<PackedSample>,
+        dictionary: inout DictionaryTables, strings: ByteInterner
+    ) -> (BlockSummary, UInt8) {
         columns.reset()
         var summary = SummaryBuilder(block)
         let exponent = Self.timeUnitExponent(block)
@@ -64,7 +71,9 @@ struct SegmentWriter {
             if s.valueTag == ValueTag.numberText {
                 let id = dictionary.numberTexts.id(Int32(truncatingIfNeeded: s.mantissa), strings)
                 columns[.mantissa].append(id - SegmentFormat.firstDictionaryID)
-                numeric = strings.withBytes(Int32(truncatingIfNeeded: s.mantissa)) { Double(String(decoding: $0, as: UTF8.self)) }
+                numeric = strings.withBytes(Int32(truncatingIfNeeded: s.mantissa)) {
+                    Double(String(decoding: $0, as: UTF8.self))
+                }
             } else {
                 columns[.mantissa].append(s.mantissa)
                 if s.valueTag >= ValueTag.decimalBase {
@@ -83,7 +92,9 @@ struct SegmentWriter {
     /// Where the block starting at `start` ends (§5): at `limit` samples, or at the first sample
     /// whose local date (by its own start offset) differs from the previous one's once the block
     /// holds `daySplit` samples.
-    static func blockEnd(_ samples: UnsafeBufferPointer<PackedSample>, from start: Int, limit: Int, daySplit: Int) -> Int {
+    static func blockEnd(_ samples: UnsafeBufferPointer<PackedSample>, from start: Int, limit: Int, daySplit: Int)
+        -> Int
+    {
         let end = min(start + limit, samples.count)
         guard daySplit > 0, end - start > daySplit else { return end }
         func localDay(_ s: PackedSample) -> Int64 {
@@ -144,9 +155,10 @@ private struct SummaryBuilder {
     var reference: Double?
 
     init(_ block: UnsafeBufferPointer<PackedSample>) {
-        summary = BlockSummary(sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
-                               lastStart: block.last!.start, maxEnd: .min, minValue: .infinity,
-                               maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
+        summary = BlockSummary(
+            sampleCount: block.count, valueCount: 0, firstStart: block.first!.start,
+            lastStart: block.last!.start, maxEnd: .min, minValue: .infinity,
+            maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
     }
 
     @inline(__always) mutating func add(end: Int64, value: Double?) {
@@ -165,7 +177,10 @@ private struct SummaryBuilder {
 
     var finished: BlockSummary {
         var s = summary
-        if s.valueCount == 0 { s.sum = 0; s.sumOfSquaredDeviations = 0 }
+        if s.valueCount == 0 {
+            s.sum = 0
+            s.sumOfSquaredDeviations = 0
+        }
         return s
     }
 }
@@ -197,8 +212,9 @@ private struct DictionaryTables {
 
     var finished: SegmentDictionary {
         var d = dictionary
-        (d.units, d.sources, d.devices, d.metadata, d.numberTexts)
-            = (units.strings, sources.strings, devices.strings, metadata.strings, numberTexts.strings)
+        (d.units, d.sources, d.devices, d.metadata, d.numberTexts) = (
+            units.strings, sources.strings, devices.strings, metadata.strings, numberTexts.strings
+        )
         return d
     }
 }

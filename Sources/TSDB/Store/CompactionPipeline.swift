@@ -55,11 +55,16 @@ extension PackedSample {
         switch s.value {
         case .absent: tag = ValueTag.absent
         case .null: tag = ValueTag.null
-        case .decimal(let d): tag = ValueTag.decimalBase + d.scale; mantissa = d.mantissa
-        case .numberText(let t): tag = ValueTag.numberText; mantissa = Int64(strings.intern(t))
+        case .decimal(let d):
+            tag = ValueTag.decimalBase + d.scale
+            mantissa = d.mantissa
+        case .numberText(let t):
+            tag = ValueTag.numberText
+            mantissa = Int64(strings.intern(t))
         }
-        self.init(start: s.start.microseconds, end: s.end.microseconds, mantissa: mantissa,
-                  forms: TimeForm.pair(s.start.form, s.end.form), type: strings.intern(s.type), unit: id(s.unit),
-                  source: id(s.source), device: id(s.device), metadata: id(s.metadata), valueTag: tag)
+        self.init(
+            start: s.start.microseconds, end: s.end.microseconds, mantissa: mantissa,
+            forms: TimeForm.pair(s.start.form, s.end.form), type: strings.intern(s.type), unit: id(s.unit),
+            source: id(s.source), device: id(s.device), metadata: id(s.metadata), valueTag: tag)
     }
 }

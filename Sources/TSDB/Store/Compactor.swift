@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Settings for ``Compactor``.
 public struct CompactionOptions: Sendable {
@@ -69,11 +70,16 @@ public final class Compactor {
 
     public func run(progress: ((CompactionProgress) -> Void)? = nil) throws(TSDBError) -> CompactionReport {
         let clock = ContinuousClock.now
-        strings = ByteInterner(); pending = [:]; written = [:]; late = [:]; directoriesToSync = []
+        strings = ByteInterner()
+        pending = [:]
+        written = [:]
+        late = [:]
+        directoriesToSync = []
         syncer = BackgroundSyncer()
         report = CompactionReport()
         try FileSystem.makeDirectories(layout.segmentsDirectory)
-        let lock = try StoreLock(path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)
+        let lock = try StoreLock(
+            path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)
         defer { withExtendedLifetime(lock) {} }
 
         // The published generation: the base for an incremental run, and (rebuild or not) the
@@ -104,7 +110,8 @@ public final class Compactor {
         let plan = previous.map { IncrementalPlan(files: files, previous: $0) }
         var manifest: Manifest
         if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit {
-            guard let updated = try incremental(plan, previous: previous, rebuilding: rebuildMonths, progress: progress) else {
+            guard let updated = try incremental(plan, previous: previous, rebuilding: rebuildMonths, progress: progress)
+            else {
                 report.upToDate = true
                 report.generation = previous.generation
                 finishReport(previous, clock: clock)
@@ -142,11 +149,14 @@ public final class Compactor {
 
     // MARK: Full rebuild
 
-    private func fullRebuild(_ files: [RawFile], progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest {
+    private func fullRebuild(_ files: [RawFile], progress: ((CompactionProgress) -> Void)?) throws(TSDBError)
+        -> Manifest
+    {
         report.monthsRebuilt = -1
         var manifest = Manifest()
         let totalBytes = files.reduce(0) { $0 + $1.size }
-        var done = 0, bytesDone = 0
+        var done = 0
+        var bytesDone = 0
         progress?(CompactionProgress(filesDone: 0, filesTotal: files.count, bytesDone: 0, bytesTotal: totalBytes))
         // Pipeline: batch k+1 is parsed on the worker threads while this thread merges and
         // encodes batch k; segment fsyncs run on their own queue meanwhile.
@@ -168,7 +178,9 @@ public final class Compactor {
             // A day file holds samples overlapping its local day, so nothing starts more than
             // two days before its date: months ending 3+ days before this batch are complete.
             try flush(before: batch.last!.day - 3)
-            progress?(CompactionProgress(filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
+            progress?(
+                CompactionProgress(
+                    filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
         }
         try flush(before: .max)
         try rewriteLateMonths()
@@ -187,7 +199,10 @@ public final class Compactor {
             return nil
         case .success(let parsed):
             if let date = parsed.date, date != file.dateText {
-                report.skipped.append(TSDBError.invalidInput("\"date\" is \"\(date)\" but the file name says \(file.dateText); file skipped", path: file.absolutePath))
+                report.skipped.append(
+                    TSDBError.invalidInput(
+                        "\"date\" is \"\(date)\" but the file name says \(file.dateText); file skipped",
+                        path: file.absolutePath))
                 return nil
             }
             report.filesRead += 1
@@ -199,8 +214,9 @@ public final class Compactor {
     }
 
     func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [MonthIndex]) -> Manifest.RawFileEntry {
-        Manifest.RawFileEntry(path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
-                              contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: months)
+        Manifest.RawFileEntry(
+            path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
+            contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: months)
     }
 
     /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
@@ -234,7 +250,8 @@ public final class Compactor {
     /// The sorted UTC months the samples start in.
     static func months(of samples: [PackedSample]) -> [MonthIndex] {
         var out = Set<MonthIndex>()
-        var start = Int64.max, end = Int64.min
+        var start = Int64.max
+        var end = Int64.min
         for s in samples where s.start < start || s.start >= end {
             let m = month(of: s.start)
             (start, end) = (m.start, m.end)
@@ -251,7 +268,10 @@ public final class Compactor {
             remap[id] = parsed.strings.withBytes(Int32(id)) { strings.intern($0) }
         }
         @inline(__always) func map(_ id: Int32) -> Int32 { id >= 0 ? remap[Int(id)] : id }
-        var monthStart = Int64.max, monthEnd = Int64.min, monthIndex = MonthIndex(rawValue: 0), keepMonth = false
+        var monthStart = Int64.max
+        var monthEnd = Int64.min
+        var monthIndex = MonthIndex(rawValue: 0)
+        var keepMonth = false
         // Consecutive samples mostly share a (type, month): append to a local run and hand it
         // over when the key changes, instead of hashing the key for every sample.
         var runKey = MonthKey(type: -1, month: MonthIndex(rawValue: 0))
@@ -310,7 +330,9 @@ public final class Compactor {
         writer.blockSamples = options.blockSamples
         writer.codec = options.codec
         writer.zstdLevel = options.zstdLevel
-        let bytes = samples.withUnsafeBufferPointer { writer.encode(type: type, year: y, month: m, samples: $0, strings: strings) }
+        let bytes = samples.withUnsafeBufferPointer {
+            writer.encode(type: type, year: y, month: m, samples: $0, strings: strings)
+        }
         let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
         let path = layout.storeDirectory + "/" + relative
         let directory = FileSystem.parentDirectory(path)
@@ -320,10 +342,11 @@ public final class Compactor {
         try FileSystem.writeAtomically(bytes, to: path, syncFile: false, syncDirectory: false)
         syncer.sync(path)
         directoriesToSync.insert(directory)
-        written[key] = Manifest.SegmentEntry(type: type, year: y, month: m, path: relative, fileSize: bytes.count,
-                                            fileCRC: CRC32C.checksum(bytes), sampleCount: samples.count,
-                                            firstStart: samples.first!.start, lastStart: samples.last!.start,
-                                            maxEnd: samples.reduce(Int64.min) { max($0, $1.end) })
+        written[key] = Manifest.SegmentEntry(
+            type: type, year: y, month: m, path: relative, fileSize: bytes.count,
+            fileCRC: CRC32C.checksum(bytes), sampleCount: samples.count,
+            firstStart: samples.first!.start, lastStart: samples.last!.start,
+            maxEnd: samples.reduce(Int64.min) { max($0, $1.end) })
     }
 
     /// Sorts by start, then by every other field (so output does not depend on input order),
@@ -378,7 +401,8 @@ public final class Compactor {
         for dir in typeDirs where dir.isDirectory {
             let dirPath = layout.segmentsDirectory + "/" + dir.name
             for f in (try? FileSystem.list(dirPath)) ?? [] {
-                if f.name.hasSuffix(".tmp") || (Self.generation(ofSegmentFile: f.name).map { $0 > generation } ?? false) {
+                if f.name.hasSuffix(".tmp") || (Self.generation(ofSegmentFile: f.name).map { $0 > generation } ?? false)
+                {
                     FileSystem.remove(dirPath + "/" + f.name)
                 }
             }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Segments found damaged by a read, remembered in `tsdb/DAMAGED` (one store-relative segment
@@ -43,13 +43,18 @@ extension Compactor {
             if reported.contains(segment.path) {
                 problem = "a read found it damaged"
             } else if let status = try? FileSystem.status(path) {
-                if status.size != segment.fileSize { problem = "\(status.size) bytes, the manifest says \(segment.fileSize)" }
+                if status.size != segment.fileSize {
+                    problem = "\(status.size) bytes, the manifest says \(segment.fileSize)"
+                }
             } else {
                 problem = "missing"
             }
             if let problem {
                 months.insert(segment.monthIndex)
-                findings.append("\(path): \(problem); rebuilding \(monthKey(year: segment.year, month: segment.month)) from the raw files")
+                findings.append(
+                    "\(path): \(problem); rebuilding \(monthKey(year: segment.year, month: segment.month)) from "
+                        + "the raw files"
+                )
             }
         }
         return (months, findings)

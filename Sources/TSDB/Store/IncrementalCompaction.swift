@@ -27,8 +27,10 @@ extension Compactor {
     }
 
     /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
-    func incremental(_ plan: IncrementalPlan, previous: Manifest, rebuilding damaged: Set<MonthIndex>,
-                     progress: ((CompactionProgress) -> Void)?) throws(TSDBError) -> Manifest? {
+    func incremental(
+        _ plan: IncrementalPlan, previous: Manifest, rebuilding damaged: Set<MonthIndex>,
+        progress: ((CompactionProgress) -> Void)?
+    ) throws(TSDBError) -> Manifest? {
         var entries: [String: Manifest.RawFileEntry] = [:]
         for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
         var rebuild = damaged
@@ -41,7 +43,8 @@ extension Compactor {
         let results = plan.candidates.isEmpty ? [] : startParsing(plan.candidates).wait()
         for (file, result) in zip(plan.candidates, results) {
             let old = plan.previousEntry[file.relativePath]
-            if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size {
+            if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size
+            {
                 var e = old
                 e.mtimeNanoseconds = file.mtimeNanoseconds
                 entries[file.relativePath] = e
@@ -51,7 +54,12 @@ extension Compactor {
             }
             if let old { rebuild.formUnion(old.months) }  // its old samples must go
             guard let parsed = accept(file, result) else { continue }
-            if old != nil { rebuild.formUnion(parsed.months); report.filesChanged += 1 } else { report.filesAdded += 1 }
+            if old != nil {
+                rebuild.formUnion(parsed.months)
+                report.filesChanged += 1
+            } else {
+                report.filesAdded += 1
+            }
             fresh.append((file, parsed))
         }
         var append = Set<MonthIndex>()
@@ -90,7 +98,8 @@ extension Compactor {
             }
         }
         // Only the (type, month) pairs that received new samples are rewritten.
-        let appended = Set(pending.keys.filter { append.contains($0.month) }.map { MonthKey(type: $0.type, month: $0.month) })
+        let appended = Set(
+            pending.keys.filter { append.contains($0.month) }.map { MonthKey(type: $0.type, month: $0.month) })
         var carried: [Manifest.SegmentEntry] = []
         for segment in previous.segments where append.contains(segment.monthIndex) {
             let key = MonthKey(type: strings.intern(segment.type), month: segment.monthIndex)
@@ -124,7 +133,10 @@ extension Compactor {
                 }
             }
         }
-        let units = ids(reader.units), sources = ids(reader.sources), devices = ids(reader.devices), metadata = ids(reader.metadata)
+        let units = ids(reader.units)
+        let sources = ids(reader.sources)
+        let devices = ids(reader.devices)
+        let metadata = ids(reader.metadata)
         let texts = reader.dictionary.numberTexts.map { Int64(strings.intern($0)) }
         var samples = pending[key] ?? []
         pending[key] = nil
@@ -134,11 +146,14 @@ extension Compactor {
             try reader.decode(block: b, into: block)
             for i in 0..<block.count {
                 let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
-                samples.append(PackedSample(start: block.starts[i], end: block.ends[i],
-                                            mantissa: tag == ValueTag.numberText ? texts[Int(block.mantissas[i])] : block.mantissas[i],
-                                            forms: reader.dictionary.forms[Int(block.forms[i])], type: key.type,
-                                            unit: units[Int(block.units[i])], source: sources[Int(block.sources[i])],
-                                            device: devices[Int(block.devices[i])], metadata: metadata[Int(block.metadata[i])], valueTag: tag))
+                samples.append(
+                    PackedSample(
+                        start: block.starts[i], end: block.ends[i],
+                        mantissa: tag == ValueTag.numberText ? texts[Int(block.mantissas[i])] : block.mantissas[i],
+                        forms: reader.dictionary.forms[Int(block.forms[i])], type: key.type,
+                        unit: units[Int(block.units[i])], source: sources[Int(block.sources[i])],
+                        device: devices[Int(block.devices[i])], metadata: metadata[Int(block.metadata[i])],
+                        valueTag: tag))
             }
         }
         pending[key] = samples

@@ -48,13 +48,24 @@ public struct Manifest: Sendable, Equatable {
         w.u64(generation)
         w.uvarint(UInt64(segments.count))
         for s in segments {
-            w.string(s.type); w.u16(UInt16(s.year)); w.u8(UInt8(s.month)); w.string(s.path)
-            w.u64(UInt64(s.fileSize)); w.u32(s.fileCRC); w.u64(UInt64(s.sampleCount))
-            w.i64(s.firstStart); w.i64(s.lastStart); w.i64(s.maxEnd)
+            w.string(s.type)
+            w.u16(UInt16(s.year))
+            w.u8(UInt8(s.month))
+            w.string(s.path)
+            w.u64(UInt64(s.fileSize))
+            w.u32(s.fileCRC)
+            w.u64(UInt64(s.sampleCount))
+            w.i64(s.firstStart)
+            w.i64(s.lastStart)
+            w.i64(s.maxEnd)
         }
         w.uvarint(UInt64(rawFiles.count))
         for r in rawFiles {
-            w.string(r.path); w.u64(UInt64(r.size)); w.i64(r.mtimeNanoseconds); w.u64(r.contentHash); w.u64(UInt64(r.sampleCount))
+            w.string(r.path)
+            w.u64(UInt64(r.size))
+            w.i64(r.mtimeNanoseconds)
+            w.u64(r.contentHash)
+            w.u64(UInt64(r.sampleCount))
             w.uvarint(UInt64(r.months.count))
             for m in r.months { w.varint(Int64(m.rawValue)) }
         }
@@ -64,33 +75,42 @@ public struct Manifest: Sendable, Equatable {
 
     static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(TSDBError) -> Manifest {
         do throws(TSDBError) {
-            guard bytes.count >= 24 else { throw TSDBError.corrupt("manifest is \(bytes.count) bytes, too short", offset: 0) }
+            guard bytes.count >= 24 else {
+                throw TSDBError.corrupt("manifest is \(bytes.count) bytes, too short", offset: 0)
+            }
             let body = UnsafeRawBufferPointer(rebasing: bytes[0..<bytes.count - 4])
             var r = ByteReader(bytes, context: "manifest")
-            guard try r.bytes(8, "magic").elementsEqual(magic) else { throw TSDBError.corrupt("bad manifest magic", offset: 0) }
+            guard try r.bytes(8, "magic").elementsEqual(magic) else {
+                throw TSDBError.corrupt("bad manifest magic", offset: 0)
+            }
             let version = try r.u16("version")
             guard version == Self.version else {
-                throw TSDBError.unsupportedVersion("manifest version \(version); this build reads version \(Self.version)", offset: 8)
+                throw TSDBError.unsupportedVersion(
+                    "manifest version \(version); this build reads version \(Self.version)", offset: 8)
             }
             let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
             let computed = CRC32C.checksum(body)
             guard stored == computed else {
-                throw TSDBError.corrupt("manifest CRC is \(hex32(stored)), computed \(hex32(computed))", offset: bytes.count - 4)
+                throw TSDBError.corrupt(
+                    "manifest CRC is \(hex32(stored)), computed \(hex32(computed))", offset: bytes.count - 4)
             }
             _ = try r.u16("flags")
             var m = Manifest()
             m.generation = try r.u64("generation")
             let ns = try r.count("segment count", limit: r.remaining / 40)
             for _ in 0..<ns {
-                m.segments.append(SegmentEntry(
-                    type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")),
-                    path: try r.string("path"), fileSize: try r.int("file size"), fileCRC: try r.u32("file CRC"),
-                    sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
+                m.segments.append(
+                    SegmentEntry(
+                        type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")),
+                        path: try r.string("path"), fileSize: try r.int("file size"), fileCRC: try r.u32("file CRC"),
+                        sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(),
+                        maxEnd: try r.i64()))
             }
             let nr = try r.count("raw file count", limit: r.remaining / 34)
             for _ in 0..<nr {
-                var entry = RawFileEntry(path: try r.string("raw path"), size: try r.int("size"), mtimeNanoseconds: try r.i64("mtime"),
-                                         contentHash: try r.u64("content hash"), sampleCount: try r.int("sample count"), months: [])
+                var entry = RawFileEntry(
+                    path: try r.string("raw path"), size: try r.int("size"), mtimeNanoseconds: try r.i64("mtime"),
+                    contentHash: try r.u64("content hash"), sampleCount: try r.int("sample count"), months: [])
                 let nm = try r.count("month count", limit: r.remaining)
                 for _ in 0..<nm {
                     let month = try r.varint("month")

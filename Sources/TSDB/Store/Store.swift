@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A read-only view of one published generation of a store.
@@ -62,7 +62,9 @@ public final class Store: Sendable {
     public var types: [TypeInfo] {
         var byType: [String: TypeInfo] = [:]
         for s in manifest.segments {
-            var t = byType[s.type] ?? TypeInfo(type: s.type, sampleCount: 0, firstStart: .max, lastStart: .min, segmentCount: 0, bytes: 0)
+            var t =
+                byType[s.type]
+                ?? TypeInfo(type: s.type, sampleCount: 0, firstStart: .max, lastStart: .min, segmentCount: 0, bytes: 0)
             t.sampleCount += s.sampleCount
             t.firstStart = min(t.firstStart, s.firstStart)
             t.lastStart = max(t.lastStart, s.lastStart)
@@ -75,7 +77,9 @@ public final class Store: Sendable {
 
     /// The segments of `type` that may hold a sample starting in `[from, to)` (or, with
     /// `overlapping`, any sample whose interval reaches into it), in time order.
-    public func segments(of type: String, from: Int64 = .min, to: Int64 = .max, overlapping: Bool = false) throws(TSDBError) -> [SegmentReader] {
+    public func segments(of type: String, from: Int64 = .min, to: Int64 = .max, overlapping: Bool = false)
+        throws(TSDBError) -> [SegmentReader]
+    {
         // A compaction keeps the previous generation's files until it publishes the next one, so
         // a file of ours is only gone if two generations were published since we read the
         // manifest. Then we move to the newest generation and take all segments from it: a
@@ -85,13 +89,15 @@ public final class Store: Sendable {
             do throws(TSDBError) {
                 return try state.withLock { (state) throws(TSDBError) -> [SegmentReader] in
                     var out: [SegmentReader] = []
-                    for entry in state.manifest.segments where entry.type == type && entry.firstStart < to
-                        && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from) {
+                    for entry in state.manifest.segments
+                    where entry.type == type && entry.firstStart < to
+                        && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from)
+                    {
                         out.append(try segment(entry, in: &state))
                     }
                     return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
                 }
-            } catch where error.errno == ENOENT && attempt < 3 {
+            } catch  where error.errno == ENOENT && attempt < 3 {
                 attempt += 1
                 let newest = try Manifest.read(at: layout.manifestPath)
                 state.withLock { $0 = State(manifest: newest) }
@@ -104,15 +110,18 @@ public final class Store: Sendable {
         let path = layout.storeDirectory + "/" + entry.path
         let reader: SegmentReader
         do {
-            let layout = self.layout, relative = entry.path
+            let layout = self.layout
+            let relative = entry.path
             reader = try SegmentReader(path: path) { DamageLog.record(layout, segment: relative) }
-        } catch where error.kind == .corruption || error.kind == .unsupportedVersion {
+        } catch  where error.kind == .corruption || error.kind == .unsupportedVersion {
             DamageLog.record(layout, segment: entry.path)
             throw error
         }
-        guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize else {
+        guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize
+        else {
             DamageLog.record(layout, segment: entry.path)
-            throw TSDBError.corrupt("segment does not match the manifest (type, sample count or size differ)", path: path)
+            throw TSDBError.corrupt(
+                "segment does not match the manifest (type, sample count or size differ)", path: path)
         }
         state.openSegments[entry.path] = reader
         return reader
@@ -123,7 +132,9 @@ public final class Store: Sendable {
     /// Only blocks whose summary overlaps the range are decoded, one block at a time, so memory
     /// stays constant whatever the range. `source`, when given, keeps samples whose source or
     /// device contains it (case-insensitive).
-    public func samples(of type: String, from: Int64 = .min, to: Int64 = .max, source: String? = nil) throws(TSDBError) -> SampleCursor {
+    public func samples(of type: String, from: Int64 = .min, to: Int64 = .max, source: String? = nil) throws(TSDBError)
+        -> SampleCursor
+    {
         SampleCursor(segments: try segments(of: type, from: from, to: to), from: from, to: to, source: source)
     }
 }
@@ -156,12 +167,21 @@ public struct SampleCursor {
                     row += 1
                     let start = block.starts[i]
                     if start < from { continue }
-                    if start >= to { segmentIndex = segments.count; return nil }
-                    if sourceFilter != nil && !sourceMatches[Int(block.sources[i])] && !sourceMatches[segment.sources.count + Int(block.devices[i])] { continue }
+                    if start >= to {
+                        segmentIndex = segments.count
+                        return nil
+                    }
+                    if sourceFilter != nil && !sourceMatches[Int(block.sources[i])]
+                        && !sourceMatches[segment.sources.count + Int(block.devices[i])]
+                    {
+                        continue
+                    }
                     return segment.sample(i, of: block)
                 }
             } else if let filter = sourceFilter {
-                sourceMatches = (segment.sources + segment.devices).map { $0.string?.lowercased().contains(filter) ?? false }
+                sourceMatches = (segment.sources + segment.devices).map {
+                    $0.string?.lowercased().contains(filter) ?? false
+                }
             }
             blockIndex += 1
             while blockIndex < segment.blockCount && segment.summaries[blockIndex].lastStart < from { blockIndex += 1 }
@@ -190,11 +210,14 @@ extension Store {
     /// Blocks are decoded into one reused ``DecodedBlock``; a block can extend past the range on
     /// either side, so `body` must check `block.starts[i]` itself. The block is only valid
     /// during the call.
-    public func forEachBlock(of type: String, from: Int64 = .min, to: Int64 = .max,
-                             _ body: (SegmentReader, DecodedBlock) throws -> Void) throws {
+    public func forEachBlock(
+        of type: String, from: Int64 = .min, to: Int64 = .max,
+        _ body: (SegmentReader, DecodedBlock) throws -> Void
+    ) throws {
         let block = DecodedBlock()
         for segment in try segments(of: type, from: from, to: to) {
-            for b in 0..<segment.blockCount where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
+            for b in 0..<segment.blockCount
+            where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
                 try segment.decode(block: b, into: block)
                 try body(segment, block)
             }
@@ -206,13 +229,14 @@ extension Store {
     /// Days with no raw day file between the first and the last one compacted, as ranges of
     /// `YYYY-MM-DD` (the exporter backfills missed days; these are the ones still missing).
     public var missingDays: [ClosedRange<String>] {
-        let days = Set(manifest.rawFiles.compactMap { entry -> Int64? in
-            let name = entry.path.split(separator: "/").last.map { String($0.prefix(10)) } ?? ""
-            guard DayFileParser.isCalendarDate(name) else { return nil }
-            let u = Array(name.utf8)
-            func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
-            return ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
-        })
+        let days = Set(
+            manifest.rawFiles.compactMap { entry -> Int64? in
+                let name = entry.path.split(separator: "/").last.map { String($0.prefix(10)) } ?? ""
+                guard DayFileParser.isCalendarDate(name) else { return nil }
+                let u = Array(name.utf8)
+                func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
+                return ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
+            })
         guard let first = days.min(), let last = days.max() else { return [] }
         func text(_ d: Int64) -> String {
             let (y, m, dd) = ISO8601.civil(d)
@@ -221,7 +245,10 @@ extension Store {
         var gaps: [ClosedRange<String>] = []
         var d = first
         while d <= last {
-            if days.contains(d) { d += 1; continue }
+            if days.contains(d) {
+                d += 1
+                continue
+            }
             let start = d
             while d <= last && !days.contains(d) { d += 1 }
             gaps.append(text(start)...text(d - 1))

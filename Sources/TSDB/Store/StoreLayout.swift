@@ -35,8 +35,11 @@ public struct StoreLayout: Sendable, Equatable {
             return StoreLayout(appleHealthDirectory: c)
         }
         if p.hasSuffix("/raw") || p == "raw" { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
-        if FileSystem.exists(p + "/MANIFEST") { return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p)) }
-        throw TSDBError.notFound("found neither raw/ nor fitness/apple-health/raw/ nor a tsdb store (MANIFEST) here", path: path)
+        if FileSystem.exists(p + "/MANIFEST") {
+            return StoreLayout(appleHealthDirectory: FileSystem.parentDirectory(p))
+        }
+        throw TSDBError.notFound(
+            "found neither raw/ nor fitness/apple-health/raw/ nor a tsdb store (MANIFEST) here", path: path)
     }
 
     /// What a file given where a store folder was expected is, and what to give instead.
@@ -44,10 +47,12 @@ public struct StoreLayout: Sendable, Equatable {
         let lower = path.lowercased()
         let expected = "give the folder that holds raw/YYYY/MM/YYYY-MM-DD.json day files (or its tsdb/ store)"
         if lower.hasSuffix(".zip") {
-            return "is a file, not a folder: a .zip such as Apple Health's export.zip is not read by this version; " + expected
+            return "is a file, not a folder: a .zip such as Apple Health's export.zip is not read by this version; "
+                + expected
         }
         if lower.hasSuffix(".xml") {
-            return "is a file, not a folder: an .xml such as Apple Health's export.xml is not read by this version; " + expected
+            return "is a file, not a folder: an .xml such as Apple Health's export.xml is not read by this version; "
+                + expected
         }
         if lower.hasSuffix(".json") { return "is a file, not a folder (a day file?); " + expected }
         return "is a file, not a folder; " + expected
@@ -63,11 +68,13 @@ public struct StoreLayout: Sendable, Equatable {
     }
 
     static func segmentRelativePath(type: String, year: Int, month: Int, generation: UInt64) -> String {
-        "segments/\(directoryName(forType: type))/\(monthKey(year: year, month: month)).g\(generation).\(SegmentFormat.fileExtension)"
+        let file = "\(monthKey(year: year, month: month)).g\(generation).\(SegmentFormat.fileExtension)"
+        return "segments/\(directoryName(forType: type))/" + file
     }
 }
 
 package func monthKey(year: Int, month: Int) -> String {
-    let y = String(year), m = String(month)
+    let y = String(year)
+    let m = String(month)
     return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + (m.count == 1 ? "0" : "") + m
 }

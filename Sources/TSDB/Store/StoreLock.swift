@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An advisory exclusive lock on `tsdb/LOCK` (flock), held for the whole of a compaction so two
@@ -24,8 +24,10 @@ final class StoreLock {
             let holder = Self.readPid(fd)
             guard wait else {
                 close(fd)
-                throw TSDBError.io("another compaction is running on this store\(holder.map { " (pid \($0))" } ?? ""); try again when it ends",
-                                path: path, errno: EWOULDBLOCK)
+                throw TSDBError.io(
+                    "another compaction is running on this store\(holder.map { " (pid \($0))" } ?? ""); try again "
+                        + "when it ends",
+                    path: path, errno: EWOULDBLOCK)
             }
             onWait?(holder)
             while flock(fd, LOCK_EX) != 0 {
@@ -51,6 +53,8 @@ final class StoreLock {
         var buffer = [UInt8](repeating: 0, count: 16)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 15, 0) }
         guard n > 0 else { return nil }
-        return Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingSpaces.split(separator: "\n").first.map(String.init) ?? "")
+        return Int32(
+            String(decoding: buffer[0..<n], as: UTF8.self).trimmingSpaces.split(separator: "\n").first.map(String.init)
+                ?? "")
     }
 }

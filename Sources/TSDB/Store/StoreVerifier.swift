@@ -67,7 +67,10 @@ public struct StoreVerifier {
         do {
             manifest = try Manifest.read(at: layout.manifestPath)
         } catch {
-            report.findings.append(Finding(kind: .damagedManifest, path: layout.manifestPath, detail: "\(error.message); `tsdb compact --rebuild` rebuilds it"))
+            report.findings.append(
+                Finding(
+                    kind: .damagedManifest, path: layout.manifestPath,
+                    detail: "\(error.message); `tsdb compact --rebuild` rebuilds it"))
             return report
         }
         var readable: [String: SegmentReader] = [:]
@@ -75,18 +78,28 @@ public struct StoreVerifier {
             let month = entry.monthIndex
             let path = layout.storeDirectory + "/" + entry.path
             func damaged(_ detail: String) {
-                report.findings.append(Finding(kind: .damagedSegment, type: entry.type, month: month, path: path, detail: detail))
+                report.findings.append(
+                    Finding(kind: .damagedSegment, type: entry.type, month: month, path: path, detail: detail))
             }
             do throws(TSDBError) {
                 let file = try MappedFile(path: path)
                 let crc = file.withBytes { CRC32C.checksum($0) }
                 guard file.count == entry.fileSize, crc == entry.fileCRC else {
-                    damaged("size \(file.count) and CRC \(hex32(crc)) differ from the manifest's \(entry.fileSize) and \(hex32(entry.fileCRC))")
+                    damaged(
+                        "size \(file.count) and CRC \(hex32(crc)) differ from the manifest's \(entry.fileSize) "
+                            + "and \(hex32(entry.fileCRC))"
+                    )
                     continue
                 }
                 let reader = try SegmentReader(file: file)
-                guard reader.type == entry.type, reader.year == entry.year, reader.month == entry.month, reader.sampleCount == entry.sampleCount else {
-                    damaged("holds \(reader.sampleCount) samples of \(reader.type) for \(monthKey(year: reader.year, month: reader.month)), the manifest says \(entry.sampleCount)")
+                guard reader.type == entry.type, reader.year == entry.year, reader.month == entry.month,
+                    reader.sampleCount == entry.sampleCount
+                else {
+                    damaged(
+                        "holds \(reader.sampleCount) samples of \(reader.type) "
+                            + "for \(monthKey(year: reader.year, month: reader.month)), the manifest "
+                            + "says \(entry.sampleCount)"
+                    )
                     continue
                 }
                 let block = DecodedBlock()
@@ -126,15 +139,19 @@ public struct StoreVerifier {
                 let detail = plan.previousEntry[f.relativePath] == nil ? "added" : "modified"
                 report.findings.append(Finding(kind: .rawFileChanged, path: f.absolutePath, detail: detail))
             } catch {
-                report.findings.append(Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: Self.reason(error)))
+                report.findings.append(
+                    Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: Self.reason(error)))
             }
         }
         for e in plan.deleted {
-            report.findings.append(Finding(kind: .rawFileChanged, path: layout.rawDirectory + "/" + e.path, detail: "deleted"))
+            report.findings.append(
+                Finding(kind: .rawFileChanged, path: layout.rawDirectory + "/" + e.path, detail: "deleted"))
         }
     }
 
-    private func compareWithRaw(_ manifest: Manifest, _ readable: [String: SegmentReader], _ report: inout Report) throws(TSDBError) {
+    private func compareWithRaw(_ manifest: Manifest, _ readable: [String: SegmentReader], _ report: inout Report)
+        throws(TSDBError)
+    {
         let listing = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
         let files = listing.files
         for e in listing.skipped {
@@ -148,7 +165,8 @@ public struct StoreVerifier {
                 for m in Compactor.months(of: parsed.samples) { filesByMonth[m, default: []].append(f) }
                 report.rawFilesChecked += 1
             } catch {
-                report.findings.append(Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: Self.reason(error)))
+                report.findings.append(
+                    Finding(kind: .rawFileUnreadable, path: f.absolutePath, detail: Self.reason(error)))
             }
         }
         // Pass 2: month by month, expected (from raw) against stored.
@@ -176,25 +194,39 @@ public struct StoreVerifier {
                 }
                 let want = expected[entry.type] ?? [:]
                 if want.isEmpty {
-                    report.findings.append(Finding(kind: .unexpectedSegment, type: entry.type, month: month, path: layout.storeDirectory + "/" + entry.path,
-                                                   detail: "no raw file has samples of this type in this month"))
+                    report.findings.append(
+                        Finding(
+                            kind: .unexpectedSegment, type: entry.type, month: month,
+                            path: layout.storeDirectory + "/" + entry.path,
+                            detail: "no raw file has samples of this type in this month"))
                     continue
                 }
                 let missing = want.keys.filter { !stored.contains($0) }
                 let extra = stored.filter { want[$0] == nil }
                 if let example = missing.min(by: { $0.start < $1.start }) {
-                    report.findings.append(Finding(kind: .missingSamples, type: entry.type, month: month, path: want[example],
-                                                   detail: "\(missing.count) samples in the raw files are not stored, e.g. one starting \(example.start)"))
+                    report.findings.append(
+                        Finding(
+                            kind: .missingSamples, type: entry.type, month: month, path: want[example],
+                            detail:
+                                "\(missing.count) samples in the raw files are not stored, e.g. one "
+                                + "starting \(example.start)"
+                        ))
                 }
                 if let example = extra.min(by: { $0.start < $1.start }) {
-                    report.findings.append(Finding(kind: .unexpectedSamples, type: entry.type, month: month, path: layout.storeDirectory + "/" + entry.path,
-                                                   detail: "\(extra.count) stored samples are in no raw file, e.g. one starting \(example.start)"))
+                    report.findings.append(
+                        Finding(
+                            kind: .unexpectedSamples, type: entry.type, month: month,
+                            path: layout.storeDirectory + "/" + entry.path,
+                            detail:
+                                "\(extra.count) stored samples are in no raw file, e.g. one starting \(example.start)"))
                 }
             }
             for (type, want) in expected where !storedTypes.contains(type) {
                 let example = want.min { $0.key.start < $1.key.start }!
-                report.findings.append(Finding(kind: .missingSegment, type: type, month: month, path: example.value,
-                                               detail: "\(want.count) samples in the raw files, no segment stores them"))
+                report.findings.append(
+                    Finding(
+                        kind: .missingSegment, type: type, month: month, path: example.value,
+                        detail: "\(want.count) samples in the raw files, no segment stores them"))
             }
         }
     }
@@ -203,7 +235,8 @@ public struct StoreVerifier {
         let mapped = try MappedFile(path: f.absolutePath)
         let parsed = try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: f.absolutePath) }
         if let date = parsed.date, date != f.dateText {
-            throw TSDBError.invalidInput("\"date\" is \"\(date)\" but the file name says \(f.dateText)", path: f.absolutePath)
+            throw TSDBError.invalidInput(
+                "\"date\" is \"\(date)\" but the file name says \(f.dateText)", path: f.absolutePath)
         }
         return parsed
     }
@@ -223,8 +256,9 @@ extension Sample {
         default: value = .decimal(ExactDecimal(mantissa: p.mantissa, scale: p.valueTag - ValueTag.decimalBase))
         }
         let (sf, ef) = TimeForm.unpair(p.forms)
-        self.init(type: strings.string(p.type), start: Timestamp(microseconds: p.start, form: sf),
-                  end: Timestamp(microseconds: p.end, form: ef), value: value, unit: text(p.unit),
-                  source: text(p.source), device: text(p.device), metadata: text(p.metadata))
+        self.init(
+            type: strings.string(p.type), start: Timestamp(microseconds: p.start, form: sf),
+            end: Timestamp(microseconds: p.end, form: ef), value: value, unit: text(p.unit),
+            source: text(p.source), device: text(p.device), metadata: text(p.metadata))
     }
 }

@@ -17,7 +17,8 @@ public enum BenchmarkHooks {
     /// Decodes a column made by ``encodeColumn(_:)`` into `out` (which must hold `count` values).
     public static func decodeColumn(_ bytes: [UInt8], count: Int, into out: inout [Int64]) throws {
         try bytes.withUnsafeBytes { b in
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: b[0..<(b.count - IntColumn.readSlack)]), context: "benchmark")
+            var r = ByteReader(
+                UnsafeRawBufferPointer(rebasing: b[0..<(b.count - IntColumn.readSlack)]), context: "benchmark")
             try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) }
         }
     }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The few POSIX file operations the engine needs, with errors that name the path.
@@ -27,8 +27,10 @@ package enum FileSystem {
             var st = stat()
             guard lstat(directory + "/" + name, &st) == 0 else { continue }
             let kind = st.st_mode & S_IFMT
-            entries.append(Entry(name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK,
-                                 size: Int(st.st_size), mtimeNanoseconds: nanoseconds(st)))
+            entries.append(
+                Entry(
+                    name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK,
+                    size: Int(st.st_size), mtimeNanoseconds: nanoseconds(st)))
         }
         return entries.sorted { $0.name < $1.name }
     }
@@ -52,9 +54,9 @@ package enum FileSystem {
 
     private static func nanoseconds(_ st: stat) -> Int64 {
         #if canImport(Darwin)
-        Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+            Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
         #else
-        Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+            Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         #endif
     }
 
@@ -81,23 +83,35 @@ package enum FileSystem {
     ///
     /// With `syncFile: false` the data is not fsynced before the rename: only for files nothing
     /// references yet, whose caller fsyncs them (``syncFile(_:)``) before publishing a reference.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true) throws(TSDBError) {
+    static func writeAtomically(_ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true)
+        throws(TSDBError)
+    {
         let temporary = path + ".tmp"
         try FaultInjection.fail(.create, temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MappedFile.ioError("cannot create", temporary) }
         var ok = false
         defer {
-            if !ok { close(fd); unlink(temporary) }
+            if !ok {
+                close(fd)
+                unlink(temporary)
+            }
         }
         try writeAll(fd, bytes, path: temporary)
         if syncFile {
             try FaultInjection.fail(.fsync, temporary)
             guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
         }
-        guard close(fd) == 0 else { ok = true; unlink(temporary); throw MappedFile.ioError("cannot close", temporary) }
+        guard close(fd) == 0 else {
+            ok = true
+            unlink(temporary)
+            throw MappedFile.ioError("cannot close", temporary)
+        }
         ok = true
-        do throws(TSDBError) { try FaultInjection.fail(.rename, path) } catch { unlink(temporary); throw error }
+        do throws(TSDBError) { try FaultInjection.fail(.rename, path) } catch {
+            unlink(temporary)
+            throw error
+        }
         guard rename(temporary, path) == 0 else {
             let e = MappedFile.ioError("cannot rename into place", path)
             unlink(temporary)
@@ -111,7 +125,9 @@ package enum FileSystem {
     package static func createNew(_ bytes: [UInt8], at path: String) throws(TSDBError) {
         try FaultInjection.fail(.create, path)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw MappedFile.ioError(errno == EEXIST ? "will not overwrite an existing file" : "cannot create", path) }
+        guard fd >= 0 else {
+            throw MappedFile.ioError(errno == EEXIST ? "will not overwrite an existing file" : "cannot create", path)
+        }
         defer { close(fd) }
         try writeAll(fd, bytes, path: path)
     }
@@ -123,8 +139,8 @@ package enum FileSystem {
         guard isDirectory(directory) else { throw TSDBError.invalidInput("is not a folder; \(what)", path: directory) }
         let entries = try list(directory).filter { !$0.name.hasPrefix(".") }
         guard entries.isEmpty else {
-            throw TSDBError.invalidInput("already holds files (\(entries.prefix(3).map(\.name).joined(separator: ", "))\(entries.count > 3 ? ", …" : "")); \(what)",
-                            path: directory)
+            let names = entries.prefix(3).map(\.name).joined(separator: ", ") + (entries.count > 3 ? ", …" : "")
+            throw TSDBError.invalidInput("already holds files (\(names)); \(what)", path: directory)
         }
     }
 

@@ -1,29 +1,29 @@
 #if TSDB_TESTING
-/// The properties the fuzz targets check (Tests/Fuzz), here so the regression tests run the
-/// very same code on the inputs kept under Tests/Fuzz/crashes.
+    /// The properties the fuzz targets check (Tests/Fuzz), here so the regression tests run the
+    /// very same code on the inputs kept under Tests/Fuzz/crashes.
 
-/// Parses `bytes` as a day file; if it parses, its samples must survive writing and re-parsing.
-public func checkRawJSON(_ bytes: UnsafeRawBufferPointer) {
-    guard let parsed = try? DayFileParser.parse(bytes, path: "fuzz.json") else { return }
-    var strings = parsed.strings
-    let samples = parsed.samples.map { Sample($0, strings: &strings) }
-    let written = DayFileWriter.dayFile(date: parsed.date ?? "2025-01-01", samples: samples)
-    guard let again = try? written.withUnsafeBytes({ try DayFileParser.parse($0, path: "rewritten.json") }) else {
-        fatalError("a parsed day file did not parse after being written back")
+    /// Parses `bytes` as a day file; if it parses, its samples must survive writing and re-parsing.
+    public func checkRawJSON(_ bytes: UnsafeRawBufferPointer) {
+        guard let parsed = try? DayFileParser.parse(bytes, path: "fuzz.json") else { return }
+        var strings = parsed.strings
+        let samples = parsed.samples.map { Sample($0, strings: &strings) }
+        let written = DayFileWriter.dayFile(date: parsed.date ?? "2025-01-01", samples: samples)
+        guard let again = try? written.withUnsafeBytes({ try DayFileParser.parse($0, path: "rewritten.json") }) else {
+            fatalError("a parsed day file did not parse after being written back")
+        }
+        var strings2 = again.strings
+        guard again.samples.map({ Sample($0, strings: &strings2) }) == samples else {
+            fatalError("samples changed when written back and parsed again")
+        }
     }
-    var strings2 = again.strings
-    guard again.samples.map({ Sample($0, strings: &strings2) }) == samples else {
-        fatalError("samples changed when written back and parsed again")
-    }
-}
 
-/// Opens `bytes` as a segment; if it opens, every block must decode or fail with an error.
-public func checkSegmentBytes(_ bytes: UnsafeRawBufferPointer) {
-    guard let reader = try? SegmentReader(file: MappedFile(copying: bytes, path: "fuzz.seg")) else { return }
-    let block = DecodedBlock()
-    for b in 0..<reader.blockCount {
-        guard (try? reader.decode(block: b, into: block)) != nil else { continue }
-        for i in 0..<block.count { _ = reader.sample(i, of: block) }
+    /// Opens `bytes` as a segment; if it opens, every block must decode or fail with an error.
+    public func checkSegmentBytes(_ bytes: UnsafeRawBufferPointer) {
+        guard let reader = try? SegmentReader(file: MappedFile(copying: bytes, path: "fuzz.seg")) else { return }
+        let block = DecodedBlock()
+        for b in 0..<reader.blockCount {
+            guard (try? reader.decode(block: b, into: block)) != nil else { continue }
+            for i in 0..<block.count { _ = reader.sample(i, of: block) }
+        }
     }
-}
 #endif

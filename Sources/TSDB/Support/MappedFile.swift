@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A read-only memory mapping of a whole file.
@@ -49,7 +49,11 @@ final class MappedFile: @unchecked Sendable {
 
     deinit {
         guard let base else { return }
-        if owned { UnsafeMutableRawPointer(mutating: base).deallocate() } else { munmap(UnsafeMutableRawPointer(mutating: base), count) }
+        if owned {
+            UnsafeMutableRawPointer(mutating: base).deallocate()
+        } else {
+            munmap(UnsafeMutableRawPointer(mutating: base), count)
+        }
     }
 
     /// Asks the kernel to read ahead: the caller is about to scan the whole file.

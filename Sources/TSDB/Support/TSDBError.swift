@@ -24,7 +24,9 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `errno` for ``Kind/io`` errors.
     public var errno: Int32?
 
-    public init(_ kind: Kind, _ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil, errno: Int32? = nil) {
+    public init(
+        _ kind: Kind, _ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil, errno: Int32? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.path = path
@@ -54,7 +56,9 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
         TSDBError(Kind.corruption, message, path: path, offset: offset)
     }
 
-    package static func invalidInput(_ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil) -> TSDBError {
+    package static func invalidInput(_ message: String, path: String? = nil, offset: Int? = nil, line: Int? = nil)
+        -> TSDBError
+    {
         TSDBError(Kind.invalidInput, message, path: path, offset: offset, line: line)
     }
 
