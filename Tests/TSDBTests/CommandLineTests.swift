@@ -27,21 +27,7 @@ import Testing
     }()
 
     func tsdb(_ arguments: String..., environment: [String: String] = [:]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.executable)
-        p.arguments = arguments
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(
-            status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-            stderr: String(decoding: e, as: UTF8.self))
+        try runProcess(Self.executable, arguments, environment: environment)
     }
 
     @Test func generateCompactQueryExport() throws {

@@ -112,9 +112,18 @@ func caught(_ body: () throws -> Void) -> TSDBError? {
 func tsdbShell(_ arguments: [String], _ shellTail: String = "", environment: [String: String] = [:]) throws
     -> CommandLineTests.Run
 {
+    let script = "set -o pipefail; \"$0\" \"$@\" \(shellTail)"
+    return try runProcess(
+        "/bin/bash", ["-c", script, CommandLineTests.executable] + arguments, environment: environment)
+}
+
+/// Runs a program to completion with its output captured.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+    -> CommandLineTests.Run
+{
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/bin/bash")
-    p.arguments = ["-c", "set -o pipefail; \"$0\" \"$@\" \(shellTail)", CommandLineTests.executable] + arguments
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = arguments
     p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe()
     let err = Pipe()
