@@ -36,3 +36,29 @@ import Testing
                 "HKCategoryTypeIdentifierSleepAnalysis", 4) == "asleepDeep")
     }
 }
+
+@Suite struct LatestTests {
+    @Test func latestIsTheNewestSampleOfEachTypeFromOneBlock() throws {
+        let folder = TemporaryFolder("latest")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 40, seed: 9, edgeCases: false, start: "2025-02-10")
+        var options = CompactionOptions()
+        options.blockSamples = 64  // many blocks per segment: only the last is read
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: options).run()
+        let store = try Store(at: folder.path)
+        let raw = try rawSampleSet(folder.path + "/raw").keys
+        for type in store.types.map(\.type) {
+            let newest = raw.filter { $0.type == type }.map(\.start.microseconds).max()
+            let latest = try store.latest(of: type)
+            #expect(latest?.start.microseconds == newest, "\(type)")
+            #expect(latest.map { raw.contains($0) } == true, "\(type)")
+        }
+        #expect(try store.latest(of: "HKQuantityTypeIdentifierBloodGlucose") == nil)
+        let cli = try tsdbShell([
+            "latest", "HeartRate", "Workout", "--format", "csv", "--tz", "UTC", "--store", folder.path,
+        ])
+        let lines = cli.stdout.split(separator: "\n")
+        #expect(
+            cli.status == 0 && lines.count == 3 && lines[1].hasPrefix("HeartRate,") && lines[2].hasPrefix("Workout,"))
+    }
+}

@@ -49,6 +49,25 @@ public struct TypeCatalog: Sendable {
         categoryValueNames[type]?[value] ?? "value \(value)"
     }
 
+    /// A sample's value for people: a category value by its name (`asleepCore`), a workout by its
+    /// activity (`running`), a number exactly as written, nothing for null or absent.
+    public func describeValue(of sample: Sample) -> String {
+        let kind = kind(of: sample.type)
+        if kind == .category, case .decimal(let d) = sample.value, d.scale == 0 {
+            return categoryName(sample.type, d.mantissa)
+        }
+        if kind == .workout, case .text(var text) = sample.metadata,
+            let json = text.withUTF8({ try? JSONValue.parse(UnsafeRawBufferPointer($0)) }),
+            case .number(let n)? = json["workoutActivityType"], let activity = Int64(String(n))
+        {
+            return workoutName(activity)
+        }
+        switch sample.value {
+        case .absent, .null: return ""
+        default: return sample.value.description
+        }
+    }
+
     public func workoutName(_ activity: Int64) -> String { workoutActivityNames[activity] ?? "activity \(activity)" }
 
     static let builtInCategoryValues: [String: [Int64: String]] = [

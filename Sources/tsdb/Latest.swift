@@ -1,0 +1,39 @@
+import ArgumentParser
+import TSDB
+
+struct Latest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The most recent sample of each type: value, unit, local time, source.",
+        discussion: "Without TYPE, every stored type. Answered from the store's index: one block per type is decoded.")
+
+    @Argument(help: "Sample types, e.g. HeartRate BodyMass (default: all stored types).")
+    var types: [String] = []
+
+    @OptionGroup var zoneOption: ZoneOption
+
+    @Option(help: "Output: table, csv, json, ndjson or markdown.")
+    var format: String = "table"
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() throws {
+        let store = try storeOption.open()
+        let zone = try zoneOption.rules()
+        let f = try AggregateFormat.parse(format)
+        let stored = store.types.map(\.type)
+        let wanted =
+            try types.isEmpty
+            ? stored.sorted { TypeNames.shortName($0) < TypeNames.shortName($1) }
+            : types.map { try TypeNames.resolve($0, among: stored) }
+        var rows: [[String]] = []
+        for type in wanted {
+            guard let s = try store.latest(of: type) else { continue }
+            rows.append([
+                TypeNames.shortName(type), store.catalog.describeValue(of: s), s.unit.string ?? "",
+                localTime(s.start.microseconds, zone),
+                [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / "),
+            ])
+        }
+        printRows(["type", "value", "unit", "time", "source"], rows, format: f)
+    }
+}
