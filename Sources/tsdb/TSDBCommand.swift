@@ -22,7 +22,9 @@ struct TSDBCommand: ParsableCommand {
             """,
         version: version,
         subcommands: [
-            Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Latest.self, Types.self, Stats.self,
+            Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Summary.self, Latest.self,
+            Types.self,
+            Stats.self,
             Export.self, Verify.self, Generate.self,
         ]
     )

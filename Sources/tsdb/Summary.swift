@@ -1,0 +1,88 @@
+import ArgumentParser
+import TSDB
+
+struct Summary: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "One summary per local day: activity, heart, sleep, workouts, body mass, mindful minutes.",
+        discussion: """
+            Every figure is computed like `tsdb query`, `tsdb sleep` and `tsdb workouts` compute it (same \
+            de-duplication; a night belongs to its wake-up day); types without data are left out. \
+            Markdown (the default) is a note per day: YAML front matter with the figures, then a short \
+            readable body. With --out DIR, one file per day (DIR/YYYY/MM/YYYY-MM-DD.md by default, see \
+            --pattern); a re-run rewrites only days whose figures changed, and never replaces a file it \
+            did not write (its files say `generator: tsdb summary`) unless --force.
+            """)
+
+    @Option(help: "Days, e.g. 2025-03 or 2025-03-01..2025-03-07 (a date as the end is included). Default: everything.")
+    var range: String?
+
+    @OptionGroup var zoneOption: ZoneOption
+
+    @Option(help: "Output: markdown, json, ndjson or csv.")
+    var format: String = "markdown"
+
+    @Option(help: "Write one file per day into this folder (markdown or json) instead of stdout.")
+    var out: String?
+
+    @Option(help: "File path under --out, with {yyyy} {MM} {dd}.")
+    var pattern: String = "{yyyy}/{MM}/{yyyy}-{MM}-{dd}"
+
+    @Flag(help: "With --out, also replace files tsdb did not write.")
+    var force = false
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() throws {
+        guard ["markdown", "json", "ndjson", "csv"].contains(format) else {
+            throw ValidationError("--format must be markdown, json, ndjson or csv")
+        }
+        if out == nil && (force || pattern != "{yyyy}/{MM}/{yyyy}-{MM}-{dd}") {
+            throw ValidationError("--force and --pattern apply with --out")
+        }
+        let store = try storeOption.open()
+        var options = AggregateOptions()
+        options.zone = try zoneOption.rules()
+        let range = try ZoneOption.range(range, in: options.zone)
+        let days = try store.dailySummaries(from: range.from, to: range.to, options: options)
+        if let out {
+            guard format == "markdown" || format == "json" else {
+                throw ValidationError("--out writes markdown or json files, one per day")
+            }
+            try writeFiles(days, to: out)
+            return
+        }
+        let buffer = OutputBuffer()
+        switch format {
+        case "markdown": buffer.write(days.map(SummaryRendering.markdown).joined(separator: "\n"))
+        case "json":
+            buffer.write(
+                "[" + days.map { "\n  " + SummaryRendering.json($0) }.joined(separator: ",")
+                    + (days.isEmpty ? "]\n" : "\n]\n"))
+        case "ndjson": for d in days { buffer.write(SummaryRendering.json(d) + "\n") }
+        default: buffer.write(SummaryRendering.csv(days))
+        }
+        buffer.flush()
+    }
+
+    func writeFiles(_ days: [DailySummary], to folder: String) throws {
+        var written = 0
+        var unchanged = 0
+        var foreign: [String] = []
+        for day in days {
+            let (y, m, d) = (day.date.prefix(4), day.date.dropFirst(5).prefix(2), day.date.suffix(2))
+            let relative =
+                pattern.replacing("{yyyy}", with: String(y)).replacing("{MM}", with: String(m))
+                .replacing("{dd}", with: String(d)) + (format == "json" ? ".json" : ".md")
+            let text =
+                format == "json" ? SummaryRendering.json(day, generator: true) + "\n" : SummaryRendering.markdown(day)
+            switch try NoteFile.write(text, to: folder + "/" + relative, owned: SummaryRendering.marker, force: force) {
+            case .written: written += 1
+            case .unchanged: unchanged += 1
+            case .notOurs(let path): foreign.append(path)
+            }
+        }
+        for path in foreign { printError("skipped: \(path) was not written by tsdb summary (--force replaces it)") }
+        output("\(plural(written, "day")) written, \(unchanged) unchanged, \(foreign.count) skipped under \(folder)")
+        if !foreign.isEmpty { throw ExitCode(2) }
+    }
+}

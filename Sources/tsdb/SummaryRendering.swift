@@ -1,0 +1,144 @@
+import TSDB
+
+/// Daily summaries as JSON, YAML front matter + Markdown, and CSV.
+enum SummaryRendering {
+    /// Marks files written by `tsdb summary --out` (front matter key, or JSON member).
+    static let marker = "generator: tsdb summary"
+
+    static func number(_ v: Double) -> String { human(v) }
+
+    // MARK: JSON
+
+    static func json(_ day: DailySummary, generator: Bool = false) -> String {
+        var members = [(key: "date", value: SummaryValue.text(day.date))] + day.figures
+        if generator { members.insert((key: "generator", value: .text("tsdb summary")), at: 0) }
+        return json(.group(members))
+    }
+
+    static func json(_ v: SummaryValue) -> String {
+        switch v {
+        case .number(let n): number(n)
+        case .text(let s): jsonString(s)
+        case .group(let g): "{" + g.map { jsonString($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
+        case .list(let l): "[" + l.map(json).joined(separator: ",") + "]"
+        }
+    }
+
+    // MARK: Markdown with YAML front matter
+
+    static func markdown(_ day: DailySummary) -> String {
+        var yaml = "---\n\(marker)\ndate: \(day.date)\n"
+        for (key, value) in day.figures { yaml += self.yaml(key, value, indent: "") }
+        return yaml + "---\n\n# \(day.date)\n\n" + body(day).map { "- " + $0 + "\n" }.joined()
+    }
+
+    /// Block-style YAML; strings as JSON strings (valid YAML double-quoted scalars).
+    static func yaml(_ key: String, _ value: SummaryValue, indent: String) -> String {
+        switch value {
+        case .number(let n): return "\(indent)\(key): \(number(n))\n"
+        case .text(let s): return "\(indent)\(key): \(jsonString(s))\n"
+        case .group(let g):
+            return "\(indent)\(key):\n" + g.map { yaml($0.key, $0.value, indent: indent + "  ") }.joined()
+        case .list(let items):
+            var out = "\(indent)\(key):\n"
+            for item in items {
+                guard case .group(let g) = item else {
+                    out += "\(indent)  - \(json(item))\n"
+                    continue
+                }
+                for (i, member) in g.enumerated() {
+                    let line = yaml(member.key, member.value, indent: indent + "    ")
+                    out += i == 0 ? indent + "  - " + line.dropFirst(indent.count + 4) : line
+                }
+            }
+            return out
+        }
+    }
+
+    /// Readable lines for the note's body.
+    static func body(_ day: DailySummary) -> [String] {
+        var lines: [String] = []
+        func n(_ key: String) -> Double? { if case .number(let v)? = day[key] { v } else { nil } }
+        func minutes(_ m: Double) -> String { "\(Int(m) / 60) h \(Int(m.rounded()) % 60) min" }
+        if let steps = n("steps") { lines.append("Steps: \(formatCount(Int(steps.rounded())))") }
+        if let d = n("distance") { lines.append("Walking and running: \(human(d))") }
+        if let a = n("active_energy") { lines.append("Active energy: \(human(a.rounded())) kcal") }
+        if let e = n("exercise_min") { lines.append("Exercise: \(human(e.rounded())) min") }
+        if let s = n("stand_hours") { lines.append("Stand hours: \(human(s))") }
+        if case .group(let hr)? = day["heart_rate"] {
+            let v = Dictionary(hr.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+            if case .number(let lo)? = v["min"], case .number(let mean)? = v["mean"], case .number(let hi)? = v["max"] {
+                lines.append("Heart rate: \(human(lo))–\(human(hi)) bpm, mean \(human(mean.rounded()))")
+            }
+        }
+        if let r = n("resting_heart_rate") { lines.append("Resting heart rate: \(human(r.rounded())) bpm") }
+        if let h = n("hrv") { lines.append("HRV: \(human(h.rounded())) ms") }
+        if case .group(let s)? = day["sleep"] {
+            let v = Dictionary(s.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+            if case .text(let bed)? = v["bedtime"], case .text(let wake)? = v["wake"],
+                case .number(let asleep)? = v["asleep_min"]
+            {
+                let (from, until) = (bed.dropFirst(11).prefix(5), wake.dropFirst(11).prefix(5))
+                lines.append("Sleep: \(from) → \(until), asleep \(minutes(asleep))")
+            }
+        }
+        if case .list(let workouts)? = day["workouts"] {
+            for case .group(let w) in workouts {
+                let v = Dictionary(w.map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+                guard case .text(let type)? = v["type"], case .number(let minutes)? = v["duration_min"] else {
+                    continue
+                }
+                lines.append("Workout: \(type), \(human(minutes.rounded())) min")
+            }
+        }
+        if let m = n("body_mass") { lines.append("Body mass: \(human(m))") }
+        if let m = n("mindful_min") { lines.append("Mindful: \(human(m.rounded())) min") }
+        return lines
+    }
+
+    // MARK: CSV
+
+    /// One row per day; groups flatten to `group_member`, workouts to a count and total minutes.
+    static func csv(_ days: [DailySummary]) -> String {
+        var columns: [String] = []
+        var rows: [[String: String]] = []
+        for day in days {
+            var row = ["date": day.date]
+            for (key, value) in day.figures {
+                switch value {
+                case .number(let n): row[key] = number(n)
+                case .text(let s): row[key] = s
+                case .group(let g):
+                    for (member, v) in g { row[key + "_" + member] = json(v).trimmingQuotes }
+                case .list(let l):
+                    row[key] = String(l.count)
+                    let total = l.reduce(0.0) { sum, w in
+                        guard case .group(let g) = w,
+                            case .number(let m)? = g.first(where: { $0.key == "duration_min" })?.value
+                        else { return sum }
+                        return sum + m
+                    }
+                    row[key + "_min"] = number(total)
+                }
+            }
+            for key in row.keys.sorted() where !columns.contains(key) { columns.append(key) }
+            rows.append(row)
+        }
+        let order = ["date"] + columns.filter { $0 != "date" }.sorted { rank($0) < rank($1) }
+        return order.joined(separator: ",") + "\n"
+            + rows.map { r in order.map { csvQuoted(r[$0] ?? "") }.joined(separator: ",") + "\n" }.joined()
+    }
+
+    /// Columns in the order of the figures, then member names.
+    static func rank(_ column: String) -> (Int, String) {
+        let names = Store.summaryFigures.map(\.name) + ["sleep", "workouts"]
+        let i = names.firstIndex { column == $0 || column.hasPrefix($0 + "_") } ?? names.count
+        return (i, column)
+    }
+}
+
+extension String {
+    var trimmingQuotes: String {
+        hasPrefix("\"") && hasSuffix("\"") && count >= 2 ? String(dropFirst().dropLast()) : self
+    }
+}
