@@ -22,10 +22,8 @@ struct TSDBCommand: ParsableCommand {
             """,
         version: version,
         subcommands: [
-            Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Summary.self, Latest.self,
-            Types.self,
-            Stats.self,
-            Export.self, Verify.self, Generate.self,
+            Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Summary.self, Report.self,
+            Latest.self, Types.self, Stats.self, Export.self, Verify.self, Generate.self,
         ]
     )
 

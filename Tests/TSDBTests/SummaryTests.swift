@@ -128,3 +128,59 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: notes.path + "/2025/03/2025-03-05.md"))
     }
 }
+
+@Suite struct ReportTests {
+    @Test(arguments: [BucketSpec.CalendarUnit.week, .month])
+    func periodFiguresAndChangesEqualTheQueryPaths(unit: BucketSpec.CalendarUnit) throws {
+        let folder = TemporaryFolder("report")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 70, seed: 4, edgeCases: false, start: "2025-02-10")
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        let store = try Store(at: folder.path)
+        var o = AggregateOptions()
+        o.zone = try TimeZoneRules.named("Europe/Paris")
+        let lines = try store.periodReport(unit, options: o)
+        var q = o
+        q.bucket = .calendar(unit)
+        q.statistics = [.sum]
+        let steps = try store.aggregate("HKQuantityTypeIdentifierStepCount", options: q).rows
+        q.statistics = [.mean, .min, .max]
+        let heart = try store.aggregate("HKQuantityTypeIdentifierHeartRate", options: q).rows
+        let nights = try store.sleepNights(options: o)
+        let workouts = try store.workouts(from: .min, to: .max)
+        let walker = BucketWalker(spec: q.bucket, zone: o.zone, from: 0, to: 1)
+        var previous: [String: Double] = [:]
+        for line in lines {
+            switch TypeNames.shortName(line.type) {
+            case "StepCount":
+                #expect(line.statistic == "sum" && line.value == steps.first { $0.start == line.start }?.values[.sum])
+            case "HeartRate":
+                let row = heart.first { $0.start == line.start }
+                #expect(
+                    line.value == row?.values[.mean] && line.minimum == row?.values[.min]
+                        && line.maximum == row?.values[.max])
+            case "SleepAnalysis":
+                let asleep = nights.filter { walker.bucket(containing: $0.wakeTime).start == line.start }.map {
+                    $0.asleepSeconds / 60
+                }
+                #expect(
+                    abs(line.value - asleep.reduce(0, +) / Double(asleep.count)) < 1e-9
+                        && line.detail == Double(asleep.count))
+            case "Workout":
+                #expect(
+                    line.value
+                        == Double(workouts.filter { walker.bucket(containing: $0.start).start == line.start }.count))
+            default: break
+            }
+            // The change is against the period right before, when it had data.
+            if let p = line.previous { #expect(p == previous[line.type] && line.change == line.value - p) }
+            previous[line.type] = line.value
+        }
+        #expect(Set(lines.map(\.start)).count >= (unit == .week ? 10 : 3))
+        let cli = try tsdbShell([
+            "report", "--period", unit.rawValue, "--tz", "Europe/Paris", "--format", "csv",
+            "--store", folder.path,
+        ])
+        #expect(cli.status == 0 && cli.stdout.split(separator: "\n").count == lines.count + 1)
+    }
+}
