@@ -123,6 +123,14 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // `tsdb latest`: every type's newest sample, from the index (a fresh Store each time, as a command has).
+    Benchmark("Query.Latest.AllTypes", configuration: .init(scalingFactor: .kilo)) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let store = try Store(at: fixture.directory)
+            for t in store.types { blackHole(try store.latest(of: t.type)) }
+        }
+    }
+
     Benchmark("Query.HeartRate.Month") { benchmark in
         let store = try Store(at: fixture.directory)
         let month = try TimeRange.parse("2025-05")
