@@ -32,14 +32,15 @@ struct TSDBCommand: ParsableCommand {
     static func main() {
         StandardOutput.prepare()
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let first = arguments.first, let hint = unknownSubcommandHint(first) {
-            printError("Error: \(hint)\n" + usage(of: Self.self))
-            Glibc.exit(64)
-        }
         let command: ParsableCommand
         do {
             command = try parseAsRoot(arguments)
         } catch {
+            // Only now (it costs a millisecond of type metadata lookups): a mistyped command?
+            if let first = arguments.first, let hint = unknownSubcommandHint(first) {
+                printError("Error: \(hint)\n" + usage(of: Self.self))
+                Glibc.exit(64)
+            }
             exit(withError: error)
         }
         var running = command
