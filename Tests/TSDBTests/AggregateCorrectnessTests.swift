@@ -257,6 +257,28 @@ import Testing
         }
     }
 
+    @Test(arguments: [(-40.0, 220.0, true), (0.0, 1.0, false), (0.0, 1e6, true)])
+    func percentilesAreExactWhetherCountedOrSorted(low: Double, high: Double, whole: Bool) {
+        var rng = SplitMix64(seed: 77)
+        for n in [1, 2, 3, 10, 1000, 20_000] {
+            var acc = Accumulator()
+            var values: [Double] = []
+            for _ in 0..<n {
+                let r = low + Double(rng.next() % 1_000_000) / 1_000_000 * (high - low)
+                let v = whole ? r.rounded(.down) : r
+                values.append(v)
+                acc.add(v, keepValue: true)
+            }
+            values.sort()
+            for q in [Statistic.p50, .p90, .p95, .p99] {
+                let position = q.quantile! * Double(n - 1)
+                let i = Int(position)
+                let want = i + 1 < n ? values[i] + (values[i + 1] - values[i]) * (position - Double(i)) : values[i]
+                #expect(acc.value(q, cumulativeSum: nil, style: .discreteArithmetic) == want, "\(n) values, \(q)")
+            }
+        }
+    }
+
     @Test func missingOrResizedSegmentsAreRebuiltByTheNextCompaction() throws {
         let folder = TemporaryFolder("heal")
         defer { folder.cleanup() }

@@ -27,6 +27,8 @@ struct Accumulator {
     var first: Double?
     var last: Double?
     var values: [Double] = []
+    /// `values` is in ascending order (sorted once, for however many percentiles).
+    var valuesSorted = false
     /// Σ 10^(v/10), for the equivalent continuous level of sound levels.
     var energy = 0.0
 
@@ -44,6 +46,26 @@ struct Accumulator {
         if first == nil { first = v }
         last = v
         if keepValue { values.append(v) }
+    }
+
+    /// Sorts `values` once. Whole numbers within a span of 65,536 (heart rate, steps, most
+    /// HealthKit quantities) are counted instead of compared: O(n) rather than O(n log n).
+    mutating func sortValues() {
+        guard !valuesSorted else { return }
+        valuesSorted = true
+        guard values.count > 1 else { return }
+        let span = maximum - minimum
+        guard span <= 65_535, values.allSatisfy({ $0 == $0.rounded(.towardZero) }) else {
+            values.sort()
+            return
+        }
+        var counts = [Int32](repeating: 0, count: Int(span) + 1)
+        for v in values { counts[Int(v - minimum)] += 1 }
+        var i = 0
+        for (offset, count) in counts.enumerated() where count > 0 {
+            let v = minimum + Double(offset)
+            for _ in 0..<Int(count) { values[i] = v; i += 1 }
+        }
     }
 
     /// Sum of squared deviations from the mean.
@@ -96,7 +118,7 @@ struct Accumulator {
         case .p50, .p90, .p95, .p99:
             // Exact, with linear interpolation between closest ranks (numpy's default, DuckDB's quantile_cont).
             guard !values.isEmpty, let q = s.quantile else { return nil }
-            if values.count > 1 { values.sort() }
+            sortValues()
             let position = q * Double(values.count - 1)
             let i = Int(position)
             let fraction = position - Double(i)
