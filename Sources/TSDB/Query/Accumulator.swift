@@ -64,7 +64,10 @@ struct Accumulator {
         var i = 0
         for (offset, count) in counts.enumerated() where count > 0 {
             let v = minimum + Double(offset)
-            for _ in 0..<Int(count) { values[i] = v; i += 1 }
+            for _ in 0..<Int(count) {
+                values[i] = v
+                i += 1
+            }
         }
     }
 
