@@ -21,6 +21,7 @@ struct Latest: ParsableCommand {
         let zone = try zoneOption.rules()
         let f = try AggregateFormat.parse(format)
         let stored = store.types.map(\.type)
+        if stored.isEmpty { printError("the store holds no samples yet") }
         let wanted =
             try types.isEmpty
             ? stored.sorted { TypeNames.shortName($0) < TypeNames.shortName($1) }

@@ -44,6 +44,7 @@ struct Summary: ParsableCommand {
         options.zone = try zoneOption.rules()
         let range = try ZoneOption.range(range, in: options.zone)
         let days = try store.dailySummaries(from: range.from, to: range.to, options: options)
+        if days.isEmpty { printError(store.types.isEmpty ? "the store holds no samples yet" : "no data in that range") }
         if let out {
             guard format == "markdown" || format == "json" else {
                 throw ValidationError("--out writes markdown or json files, one per day")

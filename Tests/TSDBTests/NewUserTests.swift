@@ -47,6 +47,7 @@ import Testing
         ["query", "HeartRate"], ["query", "HeartRate", "--bucket", "day"], ["query", "Steps", "--bucket", "week"],
         ["query", "Sleep", "--bucket", "day"], ["query", "HeartRate", "--stats", "p50"], ["sleep"], ["workouts"],
         ["workouts", "--with", "Steps"], ["export", "--type", "HeartRate", "--format", "csv"],
+        ["summary"], ["summary", "--format", "csv"], ["report", "--period", "week"], ["report", "--period", "month"],
     ]
 
     @Test func everyCommandAcceptsEveryRangeForm() throws {
