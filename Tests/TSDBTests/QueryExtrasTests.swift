@@ -62,3 +62,18 @@ import Testing
             cli.status == 0 && lines.count == 3 && lines[1].hasPrefix("HeartRate,") && lines[2].hasPrefix("Workout,"))
     }
 }
+
+@Suite struct ManifestLoadingTests {
+    @Test func storeDecodesRawFileEntriesOnlyWhenAskedAndThenCompletely() throws {
+        let folder = TemporaryFolder("lazy-manifest")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 20, seed: 5, edgeCases: false)
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        _ = try Compactor(layout: layout).run()
+        let store = try Store(layout: layout)
+        let full = try Manifest.read(at: layout.manifestPath)
+        #expect(store.segmentEntries == full.segments)
+        #expect(store.manifest == full && full.rawFiles.count == 20)
+        #expect(store.missingDays.isEmpty)
+    }
+}

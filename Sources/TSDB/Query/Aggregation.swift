@@ -180,7 +180,7 @@ extension Store {
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {
         let kind = catalog.kind(of: type)
         let stats = options.statistics ?? AggregatePlan.defaultStatistics(kind)
-        let entries = manifest.segments.filter { $0.type == type }
+        let entries = segmentEntries.filter { $0.type == type }
         let intervals = (kind == .cumulative && stats.contains(.sum)) || kind == .category
         let lo = from ?? (entries.map(\.firstStart).min() ?? 0)
         let hi = to ?? ((intervals ? entries.map(\.maxEnd).max() : entries.map(\.lastStart).max()).map { $0 + 1 } ?? 0)

@@ -62,8 +62,8 @@ extension Store {
         let zone = options.zone
         let stored = Set(types.map(\.type))
         guard !stored.isEmpty else { return [] }
-        let lo = from ?? manifest.segments.map(\.firstStart).min()!
-        let hi = to ?? manifest.segments.map(\.maxEnd).max()! + 1
+        let lo = from ?? segmentEntries.map(\.firstStart).min()!
+        let hi = to ?? segmentEntries.map(\.maxEnd).max()! + 1
         var byDay: [String: [(key: String, value: SummaryValue)]] = [:]
         func date(_ t: Int64) -> String { String(localDate(t, zone)) }
         var day = options

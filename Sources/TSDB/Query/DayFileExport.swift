@@ -17,7 +17,7 @@ extension Store {
                 "refusing to export into the raw folder \(raw): raw files are never written", path: directory)
         }
         let wanted = Set(types ?? self.types.map(\.type))
-        let months = Set(manifest.segments.filter { wanted.contains($0.type) }.map(\.monthIndex)).sorted()
+        let months = Set(segmentEntries.filter { wanted.contains($0.type) }.map(\.monthIndex)).sorted()
         var byDate: [String: [Sample]] = [:]
         var files = 0
         var samples = 0

@@ -27,8 +27,8 @@ extension Store {
         _ period: BucketSpec.CalendarUnit, from: Int64? = nil, to: Int64? = nil,
         options: AggregateOptions = AggregateOptions()
     ) throws(TSDBError) -> [ReportLine] {
-        guard let dataStart = manifest.segments.map(\.firstStart).min(),
-            let dataEnd = manifest.segments.map(\.maxEnd).max()
+        guard let dataStart = segmentEntries.map(\.firstStart).min(),
+            let dataEnd = segmentEntries.map(\.maxEnd).max()
         else { return [] }
         var o = options
         o.bucket = .calendar(period)

@@ -73,7 +73,11 @@ public struct Manifest: Sendable, Equatable {
         return w.bytes
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer, path: String) throws(TSDBError) -> Manifest {
+    /// Decodes a manifest after checking its magic, version and CRC. Without `rawFiles` the
+    /// raw-file entries (needed by compaction, not by queries) are left undecoded.
+    static func decode(_ bytes: UnsafeRawBufferPointer, path: String, rawFiles: Bool = true) throws(TSDBError)
+        -> Manifest
+    {
         do throws(TSDBError) {
             guard bytes.count >= 24 else {
                 throw TSDBError.corrupt("manifest is \(bytes.count) bytes, too short", offset: 0)
@@ -106,6 +110,7 @@ public struct Manifest: Sendable, Equatable {
                         sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(),
                         maxEnd: try r.i64()))
             }
+            guard rawFiles else { return m }
             let nr = try r.count("raw file count", limit: r.remaining / 34)
             for _ in 0..<nr {
                 var entry = RawFileEntry(

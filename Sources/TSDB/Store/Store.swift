@@ -19,9 +19,20 @@
 public final class Store: Sendable {
     public let layout: StoreLayout
     /// The generation read and the segments opened so far, shared by the threads that query.
+    /// Queries need only the manifest's segment entries; its raw-file entries are decoded from
+    /// the same bytes the first time ``manifest`` is asked for (a five-year store has thousands).
     private struct State {
         var manifest: Manifest
+        var bytes: [UInt8]
+        var rawFilesDecoded = false
         var openSegments: [String: SegmentReader] = [:]
+
+        init(reading path: String) throws(TSDBError) {
+            let file = try MappedFile(path: path)
+            (bytes, manifest) = try file.withBytes { (b) throws(TSDBError) in
+                (Array(b), try Manifest.decode(b, path: path, rawFiles: false))
+            }
+        }
     }
 
     private let state: Locked<State>
@@ -30,7 +41,24 @@ public final class Store: Sendable {
 
     /// The generation this store reads; replaced by a newer one only when a compaction has removed
     /// a file of this one (see ``segments(of:from:to:overlapping:)``).
-    public var manifest: Manifest { state.withLock { $0.manifest } }
+    public var manifest: Manifest {
+        state.withLock { s in
+            if !s.rawFilesDecoded {
+                // The bytes passed their CRC when the store opened; decoding them again cannot fail
+                // unless the writer itself is wrong, and then the entries are left empty.
+                let path = layout.manifestPath
+                s.manifest.rawFiles =
+                    (try? s.bytes.withUnsafeBytes { (b) throws(TSDBError) in
+                        try Manifest.decode(b, path: path)
+                    }.rawFiles) ?? []
+                s.rawFilesDecoded = true
+            }
+            return s.manifest
+        }
+    }
+
+    /// The segments of the generation this store reads (what queries need, without raw-file entries).
+    var segmentEntries: [Manifest.SegmentEntry] { state.withLock { $0.manifest.segments } }
 
     /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
     public convenience init(at path: String) throws(TSDBError) {
@@ -42,7 +70,7 @@ public final class Store: Sendable {
         guard FileSystem.exists(layout.manifestPath) else {
             throw TSDBError.notFound("no compacted store here yet (no manifest)", path: layout.manifestPath)
         }
-        state = Locked(State(manifest: try Manifest.read(at: layout.manifestPath)))
+        state = Locked(try State(reading: layout.manifestPath))
         catalog = TypeCatalog(layout: layout)
     }
 
@@ -61,7 +89,7 @@ public final class Store: Sendable {
     /// Every stored type, most samples first; answered from the manifest alone.
     public var types: [TypeInfo] {
         var byType: [String: TypeInfo] = [:]
-        for s in manifest.segments {
+        for s in segmentEntries {
             var t =
                 byType[s.type]
                 ?? TypeInfo(type: s.type, sampleCount: 0, firstStart: .max, lastStart: .min, segmentCount: 0, bytes: 0)
@@ -99,8 +127,8 @@ public final class Store: Sendable {
                 }
             } catch  where error.errno == ENOENT && attempt < 3 {
                 attempt += 1
-                let newest = try Manifest.read(at: layout.manifestPath)
-                state.withLock { $0 = State(manifest: newest) }
+                let newest = try State(reading: layout.manifestPath)
+                state.withLock { $0 = newest }
             }
         }
     }
