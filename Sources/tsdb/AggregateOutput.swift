@@ -12,14 +12,6 @@ enum AggregateFormat: String, CaseIterable {
     }
 }
 
-/// An instant as ISO 8601 in `zone`, with that zone's offset.
-func localTime(_ micros: Int64, _ zone: TimeZoneRules) -> String {
-    let offset = zone.offset(atUTC: micros / 1_000_000)
-    return Timestamp(
-        microseconds: micros, form: TimeForm(offsetMinutes: Int16(offset / 60), fractionDigits: 0, isZulu: false)
-    ).description
-}
-
 /// A number for people: integers plainly, others with up to 3 decimals.
 func human(_ v: Double) -> String {
     if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
@@ -79,7 +71,7 @@ struct AggregatePrinter {
                 ? r.categoryValues.map { number((row.seconds[$0] ?? 0) / 60) }
                 : r.statistics.map { row.values[$0].map(number) ?? "" }
         }
-        let bounds = [localTime(row.start, zone), localTime(row.end, zone)]
+        let bounds = [localTimestamp(row.start, zone), localTimestamp(row.end, zone)]
         switch format {
         case .table: table!.add(bounds + cells(human), to: out)
         case .markdown: out.write(markdownLine(bounds + cells(human)))

@@ -89,7 +89,7 @@ struct Demo: ParsableCommand {
         let nights = try store.sleepNights(from: day.from! - 2 * 86_400_000_000, to: day.to!, options: o)
         output("\n   tsdb sleep --range \(firstDay) (and the two nights before):")
         for n in nights {
-            func clock(_ t: Int64) -> Substring { localTime(t, zone).dropFirst(11).prefix(5) }
+            func clock(_ t: Int64) -> Substring { localTimestamp(t, zone).dropFirst(11).prefix(5) }
             let asleep = "\(Int(n.asleepSeconds) / 3600) h \(Int(n.asleepSeconds) / 60 % 60) min"
             let deep = human((n.secondsByValue[4] ?? 0) / 60)
             let rem = human((n.secondsByValue[5] ?? 0) / 60)

@@ -31,7 +31,7 @@ struct Latest: ParsableCommand {
             guard let s = try store.latest(of: type) else { continue }
             rows.append([
                 TypeNames.shortName(type), store.catalog.describeValue(of: s), s.unit.string ?? "",
-                localTime(s.start.microseconds, zone),
+                localTimestamp(s.start.microseconds, zone),
                 [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / "),
             ])
         }

@@ -140,13 +140,7 @@ struct Query: ParsableCommand {
                 is count (samples); without --stats it shows minutes per value
                 """)
         }
-        let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-        if let weekStart {
-            guard let ws = days.firstIndex(of: weekStart.lowercased()) else {
-                throw ValidationError("--week-start must be a day name, e.g. monday")
-            }
-            o.weekStart = ws + 1
-        }
+        if let weekStart { o.weekStart = try isoWeekday(weekStart) }
         if let assign {
             guard ["prorate", "start"].contains(assign) else {
                 throw ValidationError("--assign must be prorate or start")

@@ -15,37 +15,23 @@ struct Report: ParsableCommand {
     @Option(help: "week or month.")
     var period: String = "week"
 
-    @Option(help: "Periods, e.g. 2025-03 or 2025-01..2025-06 (a date as the end is included). Default: everything.")
-    var range: String?
-
-    @OptionGroup var zoneOption: ZoneOption
-
     @Option(help: "First day of weeks: monday … sunday (default monday).")
     var weekStart: String = "monday"
 
-    @Option(help: "Output: table, markdown, csv, json or ndjson.")
-    var format: String = "table"
-
-    @OptionGroup var storeOption: StoreOption
+    @OptionGroup var report: ReportOptions
 
     func run() throws {
         guard let unit = ["week": BucketSpec.CalendarUnit.week, "month": .month][period] else {
             throw ValidationError("--period must be week or month")
         }
-        let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-        guard let weekday = days.firstIndex(of: weekStart.lowercased()) else {
-            throw ValidationError("--week-start must be a day name, e.g. monday")
-        }
-        let f = try AggregateFormat.parse(format)
-        let store = try storeOption.open()
+        let (store, zone, range, f) = try report.resolve()
         var options = AggregateOptions()
-        options.zone = try zoneOption.rules()
-        options.weekStart = weekday + 1
-        let range = try ZoneOption.range(range, in: options.zone)
+        options.zone = zone
+        options.weekStart = try isoWeekday(weekStart)
         let lines = try store.periodReport(unit, from: range.from, to: range.to, options: options)
         let number = f == .csv || f == .json || f == .ndjson ? exact : human
         let rows = lines.map { l -> [String] in
-            let label = String(localTime(l.start, options.zone).prefix(unit == .month ? 7 : 10))
+            let label = String(localTimestamp(l.start, options.zone).prefix(unit == .month ? 7 : 10))
             let percent = l.previous.flatMap { $0 == 0 ? nil : (l.value - $0) / abs($0) * 100 }
             return [
                 label, TypeNames.shortName(l.type), l.statistic, number(l.value), l.minimum.map(number) ?? "",

@@ -38,8 +38,8 @@ struct SampleWriter {
             let who = [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / ")
             var value: [UInt8] = []
             DayFileWriter.appendValue(s.value, to: &value)
-            let start = zone.map { localTime(s.start.microseconds, $0) } ?? s.start.description
-            let end = zone.map { localTime(s.end.microseconds, $0) } ?? s.end.description
+            let start = zone.map { localTimestamp(s.start.microseconds, $0) } ?? s.start.description
+            let end = zone.map { localTimestamp(s.end.microseconds, $0) } ?? s.end.description
             line.append(
                 contentsOf: (pad(start, 26) + pad(s.end == s.start ? "" : end, 26)
                     + pad(String(decoding: value, as: UTF8.self), 10) + pad(displaySafe(s.unit.string ?? ""), 10)

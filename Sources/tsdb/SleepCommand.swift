@@ -29,7 +29,7 @@ struct SleepCommand: ParsableCommand {
         let header = ["night", "bedtime", "wake", "in_bed_min", "asleep_min"] + stages.map { $0.1 + "_min" }
         let rows = nights.map { n in
             [
-                n.date, localTime(n.bedtime, zone), localTime(n.wakeTime, zone), human(n.inBedSeconds / 60),
+                n.date, localTimestamp(n.bedtime, zone), localTimestamp(n.wakeTime, zone), human(n.inBedSeconds / 60),
                 human(n.asleepSeconds / 60),
             ]
                 + stages.map { human((n.secondsByValue[$0.0] ?? 0) / 60) }
@@ -63,7 +63,7 @@ struct Workouts: ParsableCommand {
         }
         let rows = list.map { w -> [String] in
             var row = [
-                w.name, localTime(w.start, zone), human(Double(w.end - w.start) / 60e6),
+                w.name, localTimestamp(w.start, zone), human(Double(w.end - w.start) / 60e6),
                 w.distance.map { human($0) + " " + (w.distanceUnit ?? "") } ?? "",
                 w.energy.map { human($0) + " " + (w.energyUnit ?? "") } ?? "",
             ]

@@ -24,8 +24,8 @@ struct Summary: ParsableCommand {
     @Option(help: "Write one file per day into this folder (markdown or json) instead of stdout.")
     var out: String?
 
-    @Option(help: "File path under --out, with {yyyy} {MM} {dd}.")
-    var pattern: String = "{yyyy}/{MM}/{yyyy}-{MM}-{dd}"
+    @Option(help: "File path under --out, with {yyyy} {MM} {dd} (default {yyyy}/{MM}/{yyyy}-{MM}-{dd}).")
+    var pattern: String?
 
     @Flag(help: "With --out, also replace files tsdb did not write.")
     var force = false
@@ -36,7 +36,7 @@ struct Summary: ParsableCommand {
         guard ["markdown", "json", "ndjson", "csv"].contains(format) else {
             throw ValidationError("--format must be markdown, json, ndjson or csv")
         }
-        if out == nil && (force || pattern != "{yyyy}/{MM}/{yyyy}-{MM}-{dd}") {
+        if out == nil && (force || pattern != nil) {
             throw ValidationError("--force and --pattern apply with --out")
         }
         let store = try storeOption.open()
@@ -72,7 +72,9 @@ struct Summary: ParsableCommand {
         for day in days {
             let (y, m, d) = (day.date.prefix(4), day.date.dropFirst(5).prefix(2), day.date.suffix(2))
             let relative =
-                pattern.replacing("{yyyy}", with: String(y)).replacing("{MM}", with: String(m))
+                (pattern ?? "{yyyy}/{MM}/{yyyy}-{MM}-{dd}").replacing("{yyyy}", with: String(y)).replacing(
+                    "{MM}", with: String(m)
+                )
                 .replacing("{dd}", with: String(d)) + (format == "json" ? ".json" : ".md")
             let text =
                 format == "json" ? SummaryRendering.json(day, generator: true) + "\n" : SummaryRendering.markdown(day)

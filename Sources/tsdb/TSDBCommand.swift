@@ -36,7 +36,7 @@ struct TSDBCommand: ParsableCommand {
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            // Only now (it costs a millisecond of type metadata lookups): a mistyped command?
+            // Only once parsing failed: naming the subcommands costs runtime metadata lookups.
             if let first = arguments.first, let hint = unknownSubcommandHint(first) {
                 printError("Error: \(hint)\n" + usage(of: Self.self))
                 Glibc.exit(64)
@@ -46,20 +46,20 @@ struct TSDBCommand: ParsableCommand {
         var running = command
         do {
             try running.run()
-            StandardOutput.flushStdio()
+            StandardOutput.flush()
         } catch let code as ExitCode {
-            StandardOutput.flushStdio()
+            StandardOutput.flush()
             Glibc.exit(code.rawValue)
         } catch let problem as ValidationError {
-            StandardOutput.flushStdio()
+            StandardOutput.flush()
             printError("Error: \(problem.message)\n" + usage(of: type(of: command)))
             Glibc.exit(64)
         } catch let error as TSDBError {
-            StandardOutput.flushStdio()
+            StandardOutput.flush()
             printError("Error: " + describe(error) + advice(for: error))
             Glibc.exit(1)
         } catch {
-            StandardOutput.flushStdio()
+            StandardOutput.flush()
             exit(withError: error)
         }
     }
@@ -100,6 +100,15 @@ struct TSDBCommand: ParsableCommand {
             return ""
         }
     }
+}
+
+/// A `--week-start` day name as ISO numbering (1 = Monday … 7 = Sunday).
+func isoWeekday(_ name: String) throws -> Int {
+    let days = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    guard let i = days.firstIndex(of: name.lowercased()) else {
+        throw ValidationError("--week-start must be a day name, e.g. monday")
+    }
+    return i + 1
 }
 
 /// `--store`, then `$TSDB_STORE`, then the current folder.

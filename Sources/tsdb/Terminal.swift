@@ -55,7 +55,7 @@ enum StandardOutput {
     static func prepare() { signal(SIGPIPE, SIG_IGN) }
 
     /// Writes out what output() buffered.
-    static func flushStdio() { standardOutput.flush() }
+    static func flush() { standardOutput.flush() }
 
     static func failed(errno code: Int32) -> Never {
         if code == EPIPE { exit(0) }

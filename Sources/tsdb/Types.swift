@@ -79,7 +79,7 @@ struct Stats: ParsableCommand {
 
 /// The local date of an instant in `zone`.
 func day(_ micros: Int64, _ zone: TimeZoneRules) -> String {
-    String(localTime(micros, zone).prefix(10))
+    String(localTimestamp(micros, zone).prefix(10))
 }
 
 func daysBetween(_ a: String, _ b: String) -> Int {

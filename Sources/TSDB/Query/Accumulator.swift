@@ -72,7 +72,9 @@ struct Accumulator {
     }
 
     /// Sum of squared deviations from the mean.
-    var m2A: Double { valueCount > 0 ? shiftedSquares - shiftedSum * shiftedSum / Double(valueCount) : 0 }
+    var sumOfSquaredDeviations: Double {
+        valueCount > 0 ? shiftedSquares - shiftedSum * shiftedSum / Double(valueCount) : 0
+    }
 
     /// Adds a sound level's energy (only for equivalent-continuous-level types).
     mutating func addEnergy(_ level: Double) { energy += pow(10, level / 10) }
@@ -93,7 +95,7 @@ struct Accumulator {
         let delta = meanB - meanA
         let total = n + nb
         let mean = meanA + delta * nb / total
-        let m2 = m2A + s.sumOfSquaredDeviations + delta * delta * n * nb / total
+        let m2 = sumOfSquaredDeviations + s.sumOfSquaredDeviations + delta * delta * n * nb / total
         shiftedSum = mean * total
         shiftedSquares = m2 + shiftedSum * mean
         valueCount += s.valueCount
@@ -117,7 +119,7 @@ struct Accumulator {
         case .stddev:
             // Sample standard deviation (n − 1), as SQL's stddev/stddev_samp.
             guard valueCount > 1 else { return nil }
-            return (Swift.max(0, m2A) / Double(valueCount - 1)).squareRoot()
+            return (Swift.max(0, sumOfSquaredDeviations) / Double(valueCount - 1)).squareRoot()
         case .p50, .p90, .p95, .p99:
             // Exact, with linear interpolation between closest ranks (numpy's default, DuckDB's quantile_cont).
             guard !values.isEmpty, let q = s.quantile else { return nil }

@@ -148,12 +148,3 @@ extension Store {
         return .group(g)
     }
 }
-
-/// An instant as ISO 8601 in `zone`, whole seconds, with that zone's offset.
-public func localTimestamp(_ micros: Int64, _ zone: TimeZoneRules) -> String {
-    let offset = Int16(zone.offset(atMicros: micros) / 60)
-    return ISO8601.format(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false))
-}
-
-/// The local date (`YYYY-MM-DD`) of an instant in `zone`.
-func localDate(_ micros: Int64, _ zone: TimeZoneRules) -> Substring { localTimestamp(micros, zone).prefix(10) }

@@ -10,12 +10,7 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
 
     /// The bounds as instants in `zone` (open bounds shown as "…").
     public func description(in zone: TimeZoneRules) -> String {
-        func show(_ t: Int64?) -> String {
-            guard let t else { return "…" }
-            let offset = Int16(zone.offset(atMicros: t) / 60)
-            return Timestamp(microseconds: t, form: TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false))
-                .description
-        }
+        func show(_ t: Int64?) -> String { t.map { localTimestamp($0, zone) } ?? "…" }
         return "[\(show(from)), \(show(to))) in \(zone.identifier)"
     }
 

@@ -253,9 +253,9 @@ public final class Compactor {
         var start = Int64.max
         var end = Int64.min
         for s in samples where s.start < start || s.start >= end {
-            let m = month(of: s.start)
+            let m = MonthIndex.containing(s.start)
             (start, end) = (m.start, m.end)
-            out.insert(m.index)
+            out.insert(m.month)
         }
         return out.sorted()
     }
@@ -284,7 +284,7 @@ public final class Compactor {
         defer { handOver() }
         for var s in parsed.samples {
             if s.start < monthStart || s.start >= monthEnd {
-                (monthIndex, monthStart, monthEnd) = Self.month(of: s.start)
+                (monthIndex, monthStart, monthEnd) = MonthIndex.containing(s.start)
                 keepMonth = keep(monthIndex)
             }
             guard keepMonth else { continue }
@@ -302,12 +302,6 @@ public final class Compactor {
             run.append(s)
         }
         return parsed.months
-    }
-
-    /// The UTC calendar month of an instant: its index and bounds in µs.
-    static func month(of micros: Int64) -> (index: MonthIndex, start: Int64, end: Int64) {
-        let m = MonthIndex.containing(micros)
-        return (m.month, m.start, m.end)
     }
 
     // MARK: Writing segments

@@ -36,8 +36,16 @@ public final class Store: Sendable {
     }
 
     private let state: Locked<State>
-    /// Type kinds and names (`types.json` beside `raw/`), read when the store opens.
-    public let catalog: TypeCatalog
+    /// Type kinds and names (`types.json` beside `raw/`), read the first time a query needs them.
+    public var catalog: TypeCatalog {
+        loadedCatalog.withLock { loaded in
+            if let loaded { return loaded }
+            let catalog = TypeCatalog(layout: layout)
+            loaded = catalog
+            return catalog
+        }
+    }
+    private let loadedCatalog = Locked<TypeCatalog?>(nil)
 
     /// The generation this store reads; replaced by a newer one only when a compaction has removed
     /// a file of this one (see ``segments(of:from:to:overlapping:)``).
@@ -71,7 +79,6 @@ public final class Store: Sendable {
             throw TSDBError.notFound("no compacted store here yet (no manifest)", path: layout.manifestPath)
         }
         state = Locked(try State(reading: layout.manifestPath))
-        catalog = TypeCatalog(layout: layout)
     }
 
     /// One stored type with its totals.

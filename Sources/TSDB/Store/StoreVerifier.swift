@@ -177,7 +177,7 @@ public struct StoreVerifier {
             for f in filesByMonth[month] ?? [] {
                 guard let parsed = try? Self.parse(f) else { continue }
                 var strings = parsed.strings
-                for p in parsed.samples where Compactor.month(of: p.start).index == month {
+                for p in parsed.samples where MonthIndex.containing(p.start).month == month {
                     let s = Sample(p, strings: &strings)
                     if expected[s.type, default: [:]][s] == nil { expected[s.type, default: [:]][s] = f.absolutePath }
                 }

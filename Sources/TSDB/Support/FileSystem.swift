@@ -35,7 +35,7 @@ package enum FileSystem {
         return entries.sorted { $0.name < $1.name }
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0
     }
@@ -67,7 +67,7 @@ package enum FileSystem {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw MappedFile.ioError("cannot create directory", path) }
     }
 
-    static func parentDirectory(_ path: String) -> String {
+    package static func parentDirectory(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
@@ -83,7 +83,9 @@ package enum FileSystem {
     ///
     /// With `syncFile: false` the data is not fsynced before the rename: only for files nothing
     /// references yet, whose caller fsyncs them (``syncFile(_:)``) before publishing a reference.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true)
+    package static func writeAtomically(
+        _ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true
+    )
         throws(TSDBError)
     {
         let temporary = path + ".tmp"
@@ -118,6 +120,12 @@ package enum FileSystem {
             throw e
         }
         if syncDirectory { try self.syncDirectory(parentDirectory(path)) }
+    }
+
+    /// A whole file's bytes, or nil when it cannot be read.
+    package static func contents(of path: String) -> [UInt8]? {
+        guard let file = try? MappedFile(path: path) else { return nil }
+        return file.withBytes { Array($0) }
     }
 
     /// Writes a new file, failing if `path` exists: for commands that must never replace a
