@@ -9,7 +9,7 @@ import TSDB
 
 @main
 struct TSDBCommand: ParsableCommand {
-    static let version = "0.4.0"
+    static let version = "0.5.0"
 
     static let configuration = CommandConfiguration(
         commandName: "tsdb",

@@ -78,7 +78,7 @@ func snapshot(_ dir: String) -> [String: (Data, Date)] {
     while let rel = e.nextObject() as? String {
         let p = dir + "/" + rel
         var isDir: ObjCBool = false
-        FileManager.default.fileExists(atPath: p, isDirectory: &isDir)
+        _ = FileManager.default.fileExists(atPath: p, isDirectory: &isDir)
         if isDir.boolValue { continue }
         let attrs = try! FileManager.default.attributesOfItem(atPath: p)
         out[rel] = (sha(p), attrs[.modificationDate] as! Date)

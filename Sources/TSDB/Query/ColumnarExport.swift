@@ -104,7 +104,7 @@ extension Store {
 
 extension SegmentReader {
     /// The `value` field of sample `i` of a decoded block.
-    func value(of b: DecodedBlock, at i: Int) -> SampleValue {
+    package func value(of b: DecodedBlock, at i: Int) -> SampleValue {
         let tag = UInt8(truncatingIfNeeded: b.valueTags[i])
         switch tag {
         case ValueTag.absent: return .absent

@@ -113,27 +113,35 @@ public struct WorkoutSummary: Sendable {
     public var with: (count: Int, min: Double?, mean: Double?, max: Double?, sum: Double?)?
 }
 
+extension WorkoutSummary {
+    /// The workout a `HKWorkoutTypeIdentifier` sample describes: activity, distance and energy
+    /// from its metadata, named by `catalog`.
+    public init(_ s: Sample, catalog: TypeCatalog) {
+        var meta: JSONValue?
+        if case .text(let text) = s.metadata {
+            var t = text
+            meta = t.withUTF8 { try? JSONValue.parse(UnsafeRawBufferPointer($0)) }
+        }
+        func number(_ key: String) -> Double? {
+            if case .number(let n)? = meta?[key] { return Double(n) }
+            return nil
+        }
+        let activity = number("workoutActivityType").map { Int64($0) }
+        self.init(
+            start: s.start.microseconds, end: s.end.microseconds, activity: activity,
+            name: activity.map { catalog.workoutName($0) } ?? "workout",
+            distance: number("totalDistance"), distanceUnit: meta?["totalDistanceUnit"]?.string,
+            energy: number("totalEnergyBurned"), energyUnit: meta?["totalEnergyBurnedUnit"]?.string)
+    }
+}
+
 extension Store {
     /// Workouts starting in `[from, to)`, with an optional other type's min/mean/max during each.
     public func workouts(from: Int64, to: Int64, with other: String? = nil) throws(TSDBError) -> [WorkoutSummary] {
         var out: [WorkoutSummary] = []
         var cursor = try samples(of: "HKWorkoutTypeIdentifier", from: from, to: to)
         while let s = try cursor.next() {
-            var meta: JSONValue?
-            if case .text(let text) = s.metadata {
-                var t = text
-                meta = t.withUTF8 { try? JSONValue.parse(UnsafeRawBufferPointer($0)) }
-            }
-            func number(_ key: String) -> Double? {
-                if case .number(let n)? = meta?[key] { return Double(n) }
-                return nil
-            }
-            let activity = number("workoutActivityType").map { Int64($0) }
-            var w = WorkoutSummary(
-                start: s.start.microseconds, end: s.end.microseconds, activity: activity,
-                name: activity.map { catalog.workoutName($0) } ?? "workout",
-                distance: number("totalDistance"), distanceUnit: meta?["totalDistanceUnit"]?.string,
-                energy: number("totalEnergyBurned"), energyUnit: meta?["totalEnergyBurnedUnit"]?.string)
+            var w = WorkoutSummary(s, catalog: catalog)
             if let other {
                 var o = AggregateOptions()
                 let cumulative = catalog.kind(of: other) == .cumulative

@@ -24,9 +24,9 @@ public final class DecodedBlock {
     }
 
     /// Start instants, µs since the epoch (UTC), non-decreasing. Valid until the next decode.
-    var starts: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.start)) }
+    package var starts: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.start)) }
     /// End instants, µs since the epoch (UTC), each ≥ its start (decoding turns durations into ends).
-    var ends: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.duration)) }
+    package var ends: UnsafeBufferPointer<Int64> { UnsafeBufferPointer(column(.duration)) }
 
     /// The start of sample `i` (`0 ..< count`), µs since the epoch (UTC).
     public func start(at i: Int) -> Int64 {
@@ -41,13 +41,13 @@ public final class DecodedBlock {
             "sample \(i) outside the block, or ends not decoded")
         return ends[i]
     }
-    var forms: UnsafeMutableBufferPointer<Int64> { column(.form) }
-    var valueTags: UnsafeMutableBufferPointer<Int64> { column(.valueTag) }
-    var mantissas: UnsafeMutableBufferPointer<Int64> { column(.mantissa) }
-    var units: UnsafeMutableBufferPointer<Int64> { column(.unit) }
-    var sources: UnsafeMutableBufferPointer<Int64> { column(.source) }
-    var devices: UnsafeMutableBufferPointer<Int64> { column(.device) }
-    var metadata: UnsafeMutableBufferPointer<Int64> { column(.metadata) }
+    package var forms: UnsafeMutableBufferPointer<Int64> { column(.form) }
+    package var valueTags: UnsafeMutableBufferPointer<Int64> { column(.valueTag) }
+    package var mantissas: UnsafeMutableBufferPointer<Int64> { column(.mantissa) }
+    package var units: UnsafeMutableBufferPointer<Int64> { column(.unit) }
+    package var sources: UnsafeMutableBufferPointer<Int64> { column(.source) }
+    package var devices: UnsafeMutableBufferPointer<Int64> { column(.device) }
+    package var metadata: UnsafeMutableBufferPointer<Int64> { column(.metadata) }
 
     /// The numeric value of sample `i` (nil for null/absent values).
     public func value(at i: Int, in segment: SegmentReader) -> Double? {

@@ -13,8 +13,8 @@ public final class SegmentReader: @unchecked Sendable {
     public let sampleCount: Int
 
     /// Strings for dictionary ids (0 absent, 1 null, k+2 entry k).
-    let units: [OptionalText], sources: [OptionalText], devices: [OptionalText], metadata: [OptionalText]
-    let forms: [(TimeForm, TimeForm)]
+    package let units: [OptionalText], sources: [OptionalText], devices: [OptionalText], metadata: [OptionalText]
+    package let forms: [(TimeForm, TimeForm)]
 
     public var type: String { dictionary.type }
     public var year: Int { dictionary.year }

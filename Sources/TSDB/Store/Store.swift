@@ -66,7 +66,7 @@ public final class Store: Sendable {
     }
 
     /// The segments of the generation this store reads (what queries need, without raw-file entries).
-    var segmentEntries: [Manifest.SegmentEntry] { state.withLock { $0.manifest.segments } }
+    package var segmentEntries: [Manifest.SegmentEntry] { state.withLock { $0.manifest.segments } }
 
     /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
     public convenience init(at path: String) throws(TSDBError) {

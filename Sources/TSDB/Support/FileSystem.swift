@@ -6,16 +6,16 @@
 
 /// The few POSIX file operations the engine needs, with errors that name the path.
 package enum FileSystem {
-    struct Entry {
-        var name: String
-        var isDirectory: Bool
+    package struct Entry {
+        package var name: String
+        package var isDirectory: Bool
         var isSymlink: Bool
         /// Size and modification time (ns) from the same lstat, for regular files.
         var size: Int
         var mtimeNanoseconds: Int64
     }
 
-    static func list(_ directory: String) throws(TSDBError) -> [Entry] {
+    package static func list(_ directory: String) throws(TSDBError) -> [Entry] {
         guard let dir = opendir(directory) else { throw MappedFile.ioError("cannot list", directory) }
         defer { closedir(dir) }
         var entries: [Entry] = []
@@ -40,13 +40,13 @@ package enum FileSystem {
         return stat(path, &st) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Size and modification time (ns since the epoch) of a file, following links.
-    static func status(_ path: String) throws(TSDBError) -> (size: Int, mtimeNanoseconds: Int64) {
+    package static func status(_ path: String) throws(TSDBError) -> (size: Int, mtimeNanoseconds: Int64) {
         var st = stat()
         guard stat(path, &st) == 0 else { throw MappedFile.ioError("cannot stat", path) }
         return (Int(st.st_size), nanoseconds(st))
@@ -174,7 +174,7 @@ package enum FileSystem {
         guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", path) }
     }
 
-    static func syncDirectory(_ path: String) throws(TSDBError) {
+    package static func syncDirectory(_ path: String) throws(TSDBError) {
         try FaultInjection.fail(.fsync, path + "/")
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw MappedFile.ioError("cannot open directory", path) }
@@ -182,11 +182,56 @@ package enum FileSystem {
         guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync directory", path) }
     }
 
-    static func remove(_ path: String) {
+    package static func remove(_ path: String) {
         unlink(path)
     }
 
-    static func removeDirectoryIfEmpty(_ path: String) {
+    package static func removeDirectoryIfEmpty(_ path: String) {
         rmdir(path)
+    }
+}
+
+/// A file written in pieces and published atomically: bytes go to `path.tmp`; ``publish()``
+/// fsyncs it and renames it over `path` (a crash leaves the old file or the new one, never a
+/// part); a staged file dropped without publishing is deleted. For outputs too large to hold in
+/// memory at once.
+package final class StagedFile {
+    package let path: String
+    private let temporary: String
+    private var fd: Int32
+    package private(set) var size = 0
+
+    package init(path: String) throws(TSDBError) {
+        self.path = path
+        temporary = path + ".tmp"
+        try FaultInjection.fail(.create, temporary)
+        fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MappedFile.ioError("cannot create", temporary) }
+    }
+
+    package func append(_ bytes: [UInt8]) throws(TSDBError) {
+        try FileSystem.writeAll(fd, bytes, path: temporary)
+        size += bytes.count
+    }
+
+    /// Makes the file durable and moves it into place; the directory entry is not synced (the
+    /// caller syncs each directory once after publishing many files).
+    package func publish() throws(TSDBError) {
+        try FaultInjection.fail(.fsync, temporary)
+        guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
+        let closed = close(fd)
+        fd = -1
+        guard closed == 0 else { throw MappedFile.ioError("cannot close", temporary) }
+        try FaultInjection.fail(.rename, path)
+        guard rename(temporary, path) == 0 else { throw MappedFile.ioError("cannot rename into place", path) }
+    }
+
+    deinit {
+        if fd >= 0 {
+            close(fd)
+            unlink(temporary)
+        } else if FileSystem.exists(temporary) {
+            unlink(temporary)
+        }
     }
 }

@@ -70,7 +70,7 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
         TSDBError(Kind.unsupportedVersion, message, path: path, offset: offset)
     }
 
-    static func io(_ message: String, path: String? = nil, errno: Int32? = nil) -> TSDBError {
+    package static func io(_ message: String, path: String? = nil, errno: Int32? = nil) -> TSDBError {
         TSDBError(Kind.io, message, path: path, errno: errno)
     }
 }
