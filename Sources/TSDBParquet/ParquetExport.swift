@@ -1,4 +1,11 @@
+import Dispatch
 import TSDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What to export as Parquet (``ParquetExport/run(_:to:options:progress:)``).
 public struct ParquetExportOptions: Sendable {
@@ -11,6 +18,8 @@ public struct ParquetExportOptions: Sendable {
     public var person: String?
     /// Written into every file's `created_by`.
     public var createdBy = "tsdb"
+    /// Partitions written at once (each is an independent file).
+    public var threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     public init() {}
 }
@@ -63,9 +72,8 @@ public enum ParquetExport {
 
         var report = ParquetExportReport(root: root)
         var expected: Set<String> = []
-        var touchedDirectories: Set<String> = []
-        for (n, entry) in entries.enumerated() {
-            progress(n, entries.count)
+        var jobs: [Job] = []
+        for entry in entries {
             let month = MonthIndex(year: entry.year, month: entry.month)
             let from = max(options.from, month.start)
             let to = min(options.to, month.next.start)
@@ -83,23 +91,27 @@ public enum ParquetExport {
                 {
                     expected.insert(relative)
                     report.unchanged += 1
-                    continue
+                } else {
+                    jobs.append(
+                        Job(
+                            entry: entry, table: table, path: root + "/" + relative, relative: relative, from: from,
+                            to: to, fingerprint: fingerprint))
                 }
-                let directory = FileSystem.parentDirectory(root + "/" + relative)
-                try FileSystem.makeDirectories(directory)
-                let written = try write(
-                    table, of: entry, from: from, to: to, in: store, at: root + "/" + relative, options: options)
-                guard let written else { continue }
-                touchedDirectories.insert(directory)
-                expected.insert(relative)
-                state.entries[relative] = .init(
-                    type: entry.type, month: month.description, fingerprint: fingerprint, bytes: written.bytes)
-                report.written += 1
-                report.samples += table == .samples ? written.rows : 0
-                report.bytes += written.bytes
             }
         }
-        progress(entries.count, entries.count)
+        let results = try perform(jobs, store: store, options: options, progress: progress)
+        var touchedDirectories: Set<String> = []
+        for (job, result) in zip(jobs, results) {
+            guard let written = result else { continue }  // nothing in the range: no file
+            touchedDirectories.insert(FileSystem.parentDirectory(job.path))
+            expected.insert(job.relative)
+            state.entries[job.relative] = .init(
+                type: job.entry.type, month: monthKey(year: job.entry.year, month: job.entry.month),
+                fingerprint: job.fingerprint, bytes: written.bytes)
+            report.written += 1
+            report.samples += job.table == .samples ? written.rows : 0
+            report.bytes += written.bytes
+        }
         report.removed = try state.removeStale(
             keeping: expected, in: root, types: selected, from: options.from, to: options.to)
         for d in touchedDirectories.sorted() { try FileSystem.syncDirectory(d) }
@@ -107,7 +119,67 @@ public enum ParquetExport {
         return report
     }
 
-    enum Table { case samples, workouts }
+    /// One partition file to write.
+    struct Job: Sendable {
+        var entry: Manifest.SegmentEntry
+        var table: Table
+        var path: String
+        var relative: String
+        var from: Int64
+        var to: Int64
+        var fingerprint: String
+    }
+
+    /// Writes the jobs on `options.threads` threads (partitions are independent files); the
+    /// calling thread is one of them and the only one that reports progress. Stops at the first
+    /// error, which it throws once the other threads have finished their current file.
+    static func perform(
+        _ jobs: [Job], store: Store, options: ParquetExportOptions, progress: (_ done: Int, _ total: Int) -> Void
+    ) throws(TSDBError) -> [(rows: Int, bytes: Int)?] {
+        struct Shared {
+            var next = 0
+            var done = 0
+            var results: [(rows: Int, bytes: Int)?]
+            var error: TSDBError?
+        }
+        let shared = Locked(Shared(results: Array(repeating: nil, count: jobs.count)))
+        @Sendable func work(_ report: ((Int) -> Void)?) {
+            while let i = shared.withLock({ s -> Int? in
+                guard s.error == nil, s.next < jobs.count else { return nil }
+                s.next += 1
+                return s.next - 1
+            }) {
+                let j = jobs[i]
+                let result = Result { () throws(TSDBError) -> (rows: Int, bytes: Int)? in
+                    try FileSystem.makeDirectories(FileSystem.parentDirectory(j.path))
+                    return try write(
+                        j.table, of: j.entry, from: j.from, to: j.to, in: store, at: j.path, options: options)
+                }
+                let done = shared.withLock { s -> Int in
+                    switch result {
+                    case .success(let r): s.results[i] = r
+                    case .failure(let e): s.error = s.error ?? e
+                    }
+                    s.done += 1
+                    return s.done
+                }
+                report?(done)
+            }
+        }
+        let group = DispatchGroup()
+        for _ in 1..<max(1, min(options.threads, jobs.count)) {
+            DispatchQueue.global().async(group: group) { work(nil) }
+        }
+        progress(0, jobs.count)
+        withoutActuallyEscaping(progress) { progress in work { progress($0, jobs.count) } }
+        group.wait()
+        return try shared.withLock { (s) throws(TSDBError) in
+            if let e = s.error { throw e }
+            return s.results
+        }
+    }
+
+    enum Table: Sendable { case samples, workouts }
 
     private static func write(
         _ table: Table, of entry: Manifest.SegmentEntry, from: Int64, to: Int64, in store: Store, at path: String,

@@ -33,8 +33,9 @@ enum SampleTable {
         for b in 0..<segment.blockCount
         where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
             try segment.decode(block: b, into: block)
-            for i in 0..<block.count where block.starts[i] >= from && block.starts[i] < to {
-                rows.append(i, of: block)
+            let columns = BlockColumns(block)
+            for i in 0..<block.count where columns.starts[i] >= from && columns.starts[i] < to {
+                rows.append(i, of: columns)
                 if rows.count == rowsPerRowGroup {
                     total += rows.count
                     try file.write(rowGroup: rows.columns(), rowCount: rows.count)
@@ -47,6 +48,24 @@ enum SampleTable {
             try file.write(rowGroup: rows.columns(), rowCount: rows.count)
         }
         return total
+    }
+
+    /// A decoded block's columns, fetched once per block rather than once per row.
+    struct BlockColumns {
+        let block: DecodedBlock
+        let starts: UnsafeBufferPointer<Int64>, ends: UnsafeBufferPointer<Int64>
+        let forms: UnsafeMutableBufferPointer<Int64>, valueTags: UnsafeMutableBufferPointer<Int64>
+        let mantissas: UnsafeMutableBufferPointer<Int64>, units: UnsafeMutableBufferPointer<Int64>
+        let sources: UnsafeMutableBufferPointer<Int64>, devices: UnsafeMutableBufferPointer<Int64>
+        let metadata: UnsafeMutableBufferPointer<Int64>
+
+        /// Valid until the next decode into `block`.
+        init(_ block: DecodedBlock) {
+            self.block = block
+            (starts, ends, forms, valueTags) = (block.starts, block.ends, block.forms, block.valueTags)
+            (mantissas, units, sources, devices) = (block.mantissas, block.units, block.sources, block.devices)
+            metadata = block.metadata
+        }
     }
 
     /// One row group's columns while they fill.
@@ -81,7 +100,7 @@ enum SampleTable {
         /// Dictionary id of a segment table entry: ids 0 and 1 are absent and null (§6.1).
         static func id(_ segmentID: Int64) -> Int32 { segmentID < 2 ? -1 : Int32(segmentID - 2) }
 
-        mutating func append(_ i: Int, of block: DecodedBlock) {
+        mutating func append(_ i: Int, of block: BlockColumns) {
             starts.append(block.starts[i])
             ends.append(block.ends[i])
             let (startOffset, endOffset) = formOffsets[Int(block.forms[i])]
@@ -91,7 +110,7 @@ enum SampleTable {
             if let id = valueIDs[key] {
                 values.append(id)
             } else {
-                let value = segment.value(of: block, at: i)
+                let value = segment.value(of: block.block, at: i)
                 switch value {
                 case .absent, .null:
                     valueIDs[key] = -1
