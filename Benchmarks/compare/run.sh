@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# One command: install the peers, build tsdb (release, static Swift runtime), compare.
+# One command: install the peers, build tsdb (release, static Swift runtime), compare; then the
+# Parquet export against pyarrow.
 #   Benchmarks/compare/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 need=()
 for pkg in sqlite3 time libzstd-dev liblz4-dev pkg-config; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
 if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; fi
-python3 -c "import duckdb, numpy, pytz" 2>/dev/null || pip install -q duckdb numpy pytz
+python3 -c "import duckdb, numpy, pytz, pyarrow" 2>/dev/null || pip install -q duckdb numpy pytz pyarrow
 swift build -c release --static-swift-stdlib --scratch-path .build-static
 python3 Benchmarks/compare/compare.py "$@"
+python3 Benchmarks/compare/parquet.py "$@"
