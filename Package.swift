@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TSDB", targets: ["TSDB"]),
         .library(name: "TSDBSynthetic", targets: ["TSDBSynthetic"]),
         .library(name: "TSDBParquet", targets: ["TSDBParquet"]),
+        .library(name: "TSDBCharts", targets: ["TSDBCharts"]),
         .executable(name: "tsdb", targets: ["tsdb"]),
     ],
     dependencies: [
@@ -42,18 +43,24 @@ let package = Package(
             name: "TSDBParquet",
             dependencies: ["TSDB"]
         ),
+        // Charts (SVG) for `tsdb plot` and the dashboard; PNG through librsvg, loaded at run time.
+        .target(
+            name: "TSDBCharts",
+            dependencies: ["TSDB"]
+        ),
         .executableTarget(
             name: "tsdb",
             dependencies: [
                 "TSDB",
                 "TSDBSynthetic",
                 "TSDBParquet",
+                "TSDBCharts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "TSDBTests",
-            dependencies: ["TSDB", "TSDBSynthetic", "TSDBParquet", "tsdb"],
+            dependencies: ["TSDB", "TSDBSynthetic", "TSDBParquet", "TSDBCharts", "tsdb"],
             // Vectors are read by path (and some are scripts run with python3), not bundled.
             exclude: ["Vectors"]
         ),

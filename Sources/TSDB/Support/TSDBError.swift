@@ -62,7 +62,7 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
         TSDBError(Kind.invalidInput, message, path: path, offset: offset, line: line)
     }
 
-    static func notFound(_ message: String, path: String? = nil) -> TSDBError {
+    package static func notFound(_ message: String, path: String? = nil) -> TSDBError {
         TSDBError(Kind.notFound, message, path: path)
     }
 
