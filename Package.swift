@@ -10,9 +10,12 @@ let package = Package(
         .library(name: "TSDBParquet", targets: ["TSDBParquet"]),
         .library(name: "TSDBCharts", targets: ["TSDBCharts"]),
         .executable(name: "tsdb", targets: ["tsdb"]),
+        .executable(name: "tsdb-serve", targets: ["tsdb-serve"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The dashboard's HTTP server (only in tsdb-serve; its default traits pull in more than it needs).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         // System C libraries, imported only by the engine.
@@ -48,6 +51,17 @@ let package = Package(
             name: "TSDBCharts",
             dependencies: ["TSDB"]
         ),
+        // The local dashboard and its JSON API.
+        .target(
+            name: "TSDBServer",
+            dependencies: ["TSDB", "TSDBCharts", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
+        // A program of its own, which `tsdb serve` runs: the other commands' start-up never pays
+        // for loading the HTTP stack.
+        .executableTarget(
+            name: "tsdb-serve",
+            dependencies: ["TSDBServer"]
+        ),
         .executableTarget(
             name: "tsdb",
             dependencies: [
@@ -60,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TSDBTests",
-            dependencies: ["TSDB", "TSDBSynthetic", "TSDBParquet", "TSDBCharts", "tsdb"],
+            dependencies: ["TSDB", "TSDBSynthetic", "TSDBParquet", "TSDBCharts", "TSDBServer", "tsdb", "tsdb-serve"],
             // Vectors are read by path (and some are scripts run with python3), not bundled.
             exclude: ["Vectors"]
         ),

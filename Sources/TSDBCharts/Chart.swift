@@ -23,6 +23,8 @@ public struct Chart: Sendable {
         public var start: Int64, end: Int64
         public var segments: [Double]
         public var title: String
+        /// The de-duplicated total, marked across a bar stacked by source (whose parts overlap).
+        public var total: Double?
     }
 
     public struct Point: Sendable {
@@ -50,9 +52,21 @@ public struct Chart: Sendable {
     public var from: Int64
     public var to: Int64
     public var body: Body
+    /// The bucket size of a band or bar chart (nil: samples or nights drawn one by one).
+    public var bucket: BucketSpec?
     public var width = 960.0
     public var height = 400.0
     public var theme = Theme.auto
+
+    /// `day`, `15m`…, or `samples`/`nights`/`workouts` when nothing is bucketed.
+    public var bucketDescription: String {
+        if let bucket { return bucket.description }
+        switch body {
+        case .points: return "samples"
+        case .timeline: return "workouts"
+        default: return "nights"
+        }
+    }
 
     /// Whether anything would be drawn.
     public var isEmpty: Bool {
@@ -110,7 +124,7 @@ public struct Chart: Sendable {
             let highs = p.compactMap(\.max)
             return ValueAxis(low: lows.min() ?? 0, high: highs.max() ?? 1)
         case .bars(let b, _):
-            return ValueAxis(low: 0, high: b.map { $0.segments.reduce(0, +) }.max() ?? 1)
+            return ValueAxis(low: 0, high: b.map { Swift.max($0.segments.reduce(0, +), $0.total ?? 0) }.max() ?? 1)
         case .points(let p):
             let values = p.map(\.value)
             return ValueAxis(low: values.min() ?? 0, high: values.max() ?? 1)
@@ -170,14 +184,19 @@ public struct Chart: Sendable {
     }
 
     private func drawBars(_ doc: inout SVGDocument, _ bars: [Bar], names: [String], _ axis: ValueAxis) {
+        let f = frame
         for bar in bars {
-            let x0 = x(bar.start)
-            let w = Swift.max(x(bar.end) - x0 - 1, 0.5)
+            // Buckets at the range's ends may reach past it: draw only their part inside.
+            let x0 = Swift.max(x(bar.start), f.left)
+            let w = Swift.max(Swift.min(x(bar.end), f.left + f.plotWidth) - x0 - 1, 0.5)
             var base = 0.0
             for (k, v) in bar.segments.enumerated() where v > 0 {
                 let top = y(base + v, axis)
                 doc.rect(x0, top, w, y(base, axis) - top, cls: "s\(k % ChartStyle.seriesCount)", title: bar.title)
                 base += v
+            }
+            if let total = bar.total {
+                doc.line(x0, y(total, axis), x0 + w, y(total, axis), cls: "total")
             }
         }
         if names.count > 1 {
@@ -222,8 +241,8 @@ public struct Chart: Sendable {
             let textWidth = Double(item.name.count) * 7 + 8
             xx -= textWidth
             doc.text(xx + 2, 28, item.name, cls: "legend")
-            if item.cls == "line" {
-                doc.line(xx - 16, 24, xx - 2, 24, cls: "line")
+            if item.cls == "line" || item.cls == "total" {
+                doc.line(xx - 16, 24, xx - 2, 24, cls: item.cls)
             } else {
                 doc.rect(xx - 14, 18, 12, 12, cls: item.cls + " swatch")
             }

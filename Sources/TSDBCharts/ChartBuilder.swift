@@ -11,7 +11,7 @@ public enum ChartBuilder {
 
     public static func chart(
         _ store: Store, type: String, from: Int64?, to: Int64?, bucket: BucketSpec? = nil,
-        zone: TimeZoneRules, source: String? = nil
+        zone: TimeZoneRules, source: String? = nil, bySource: Bool = false
     ) throws(TSDBError) -> Chart {
         let info = store.types.first { $0.type == type }
         let lo = from ?? info?.firstStart ?? 0
@@ -35,6 +35,7 @@ public enum ChartBuilder {
                 chart.subtitle = subtitle(lo, hi, zone, nil, kind) + " · \(Int(count)) samples"
                 chart.body = .points(try points(type, store, lo, hi, source))
             } else {
+                chart.bucket = options.bucket
                 options.statistics = [.count, .min, .mean, .max]
                 let rows = try store.aggregate(type, from: lo, to: hi, options: options).rows
                 chart.body = .band(
@@ -45,21 +46,15 @@ public enum ChartBuilder {
                     })
             }
         case .cumulative:
+            chart.bucket = options.bucket
             chart.unit = try unit(of: type, store, lo, hi)
-            options.statistics = [.sum]
-            let rows = try store.aggregate(type, from: lo, to: hi, options: options).rows
-            chart.body = .bars(
-                rows.map { r in
-                    let v = r.values[.sum] ?? 0
-                    return Chart.Bar(
-                        start: r.start, end: r.end, segments: [v],
-                        title: localTimestamp(r.start, zone).prefix(16) + "  " + SVGDocument.number(v, digits: 1))
-                }, names: [name])
+            chart.body = try sumBars(store, type, lo, hi, options, name: name, bySource: bySource && source == nil)
         case .category where type == "HKCategoryTypeIdentifierSleepAnalysis":
             chart.unit = "hours"
             chart.subtitle = subtitle(lo, hi, zone, nil, kind) + " · per night, noon to noon"
             chart.body = try sleepBars(store, lo, hi, options)
         case .category:
+            chart.bucket = options.bucket
             chart.unit = "minutes"
             let rows = try store.aggregate(type, from: lo, to: hi, options: options).rows
             chart.body = .bars(
@@ -82,6 +77,49 @@ public enum ChartBuilder {
                 })
         }
         return chart
+    }
+
+    /// Bars of the de-duplicated sum per bucket; by source, each source's own sum stacked, with
+    /// the de-duplicated total marked (the parts overlap where watch and phone both counted).
+    static func sumBars(
+        _ store: Store, _ type: String, _ lo: Int64, _ hi: Int64, _ options: AggregateOptions, name: String,
+        bySource: Bool
+    ) throws(TSDBError) -> Chart.Body {
+        var o = options
+        o.statistics = [.sum]
+        let totals = try store.aggregate(type, from: lo, to: hi, options: o).rows
+        let sources = bySource ? try Self.sources(of: type, store, lo, hi) : []
+        var perSource: [[Int64: Double]] = []
+        for s in sources {
+            var one = o
+            one.source = s
+            one.deduplicate = false
+            let rows = try store.aggregate(type, from: lo, to: hi, options: one).rows
+            perSource.append(Dictionary(rows.map { ($0.start, $0.values[.sum] ?? 0) }, uniquingKeysWith: +))
+        }
+        let bars = totals.map { r in
+            let total = r.values[.sum] ?? 0
+            let title = localTimestamp(r.start, options.zone).prefix(16) + "  " + SVGDocument.number(total, digits: 1)
+            guard bySource, sources.count > 1 else {
+                return Chart.Bar(start: r.start, end: r.end, segments: [total], title: String(title))
+            }
+            let parts = perSource.map { $0[r.start] ?? 0 }
+            let detail = zip(sources, parts).map { "\n\($0): \(SVGDocument.number($1, digits: 1))" }.joined()
+            return Chart.Bar(
+                start: r.start, end: r.end, segments: parts, title: title + " counted once" + detail, total: total)
+        }
+        return .bars(bars, names: bySource && sources.count > 1 ? sources : [name])
+    }
+
+    /// The distinct sources of a type's samples in `[lo, hi)`, from the segments' dictionaries.
+    public static func sources(of type: String, _ store: Store, _ lo: Int64, _ hi: Int64) throws(TSDBError)
+        -> [String]
+    {
+        var names: Set<String> = []
+        for segment in try store.segments(of: type, from: lo, to: hi) {
+            for s in segment.sources { if let text = s.string { names.insert(text) } }
+        }
+        return names.sorted()
     }
 
     /// Buckets that give a readable number of them for the span.
@@ -129,7 +167,7 @@ public enum ChartBuilder {
     }
 
     /// Sleep values stacked bottom-up: deep, core, REM, unspecified, awake (HealthKit's values).
-    static let sleepStages: [(value: Int64, name: String)] = [
+    public static let sleepStages: [(value: Int64, name: String)] = [
         (4, "deep"), (3, "core"), (5, "REM"), (1, "asleep"), (2, "awake"),
     ]
 

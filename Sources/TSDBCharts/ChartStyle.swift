@@ -24,6 +24,7 @@ enum ChartStyle {
             + ".grid{stroke:\(p.grid);stroke-width:1}.axis{stroke:\(p.axis);stroke-width:1}"
             + ".band{fill:\(p.band);stroke:none}.line{fill:none;stroke:\(p.accent);stroke-width:1.5;"
             + "stroke-linejoin:round}.dot{fill:\(p.accent)}.swatch{stroke:none}"
+            + ".total{stroke:\(p.text);stroke-width:2}"
         for (k, color) in p.series.enumerated() { css += ".s\(k){fill:\(color)}" }
         return css
     }

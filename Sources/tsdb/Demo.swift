@@ -115,6 +115,12 @@ struct Demo: ParsableCommand {
               tsdb sleep --range \(month) --tz \(HealthDataGenerator.homeZone) --store \(directory)
               tsdb workouts --range \(month) --with HeartRate --store \(directory)
               tsdb verify --deep --store \(directory)
+              tsdb plot HeartRate --range \(month) --tz \(HealthDataGenerator.homeZone) --out hr.svg \
+              --store \(directory)
+              tsdb export --format parquet --out \(directory)-parquet --store \(directory)
+
+            See it in your browser (a local dashboard; Ctrl-C stops it):
+              tsdb serve --tz \(HealthDataGenerator.homeZone) --store \(directory)
             (delete \(directory) when done)
             """)
     }

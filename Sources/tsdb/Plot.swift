@@ -26,6 +26,9 @@ struct Plot: ParsableCommand {
     @Option(help: "Only samples whose source or device contains this text.")
     var source: String?
 
+    @Flag(help: "Cumulative types: stack each source's own sum, with the de-duplicated total marked.")
+    var bySource = false
+
     @Option(help: "Output file, .svg or .png.")
     var out: String?
 
@@ -57,7 +60,7 @@ struct Plot: ParsableCommand {
         let r = try ZoneOption.range(range, in: zone)
         var chart = try ChartBuilder.chart(
             store, type: resolved, from: r.from, to: r.to, bucket: try bucket.map { try BucketSpec.parse($0) },
-            zone: zone, source: source)
+            zone: zone, source: source, bySource: bySource)
         chart.width = width
         chart.height = height
         chart.theme = Chart.Theme(rawValue: theme) ?? .auto

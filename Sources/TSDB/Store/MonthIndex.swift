@@ -19,7 +19,7 @@ public struct MonthIndex: Hashable, Comparable, Sendable, CustomStringConvertibl
     public var start: Int64 { ISO8601.days(year: year, month: month, day: 1) * ISO8601.microsPerDay }
 
     /// The month holding an instant (µs), with its bounds.
-    static func containing(_ micros: Int64) -> (month: MonthIndex, start: Int64, end: Int64) {
+    package static func containing(_ micros: Int64) -> (month: MonthIndex, start: Int64, end: Int64) {
         let (day, _) = ISO8601.floorDivide(micros, ISO8601.microsPerDay)
         let (y, m, _) = ISO8601.civil(day)
         let month = MonthIndex(year: y, month: m)

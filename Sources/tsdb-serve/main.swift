@@ -1,0 +1,3 @@
+import TSDBServer
+
+await ServeCommand.main(Array(CommandLine.arguments.dropFirst()))
