@@ -199,9 +199,9 @@ public struct Chart: Sendable {
                 doc.line(x0, y(total, axis), x0 + w, y(total, axis), cls: "total")
             }
         }
-        if names.count > 1 {
-            legend(&doc, names.enumerated().map { ("s\($0.offset % ChartStyle.seriesCount)", $0.element) })
-        }
+        var items = names.enumerated().map { (cls: "s\($0.offset % ChartStyle.seriesCount)", name: $0.element) }
+        if bars.contains(where: { $0.total != nil }) { items.append((cls: "total", name: "total, counted once")) }
+        if items.count > 1 { legend(&doc, items) }
     }
 
     private func drawPoints(_ doc: inout SVGDocument, _ points: [Point], _ axis: ValueAxis) {
@@ -236,15 +236,19 @@ public struct Chart: Sendable {
     }
 
     private func legend(_ doc: inout SVGDocument, _ items: [(cls: String, name: String)]) {
+        // Right-aligned beside the title, or on the row above the plot when that would overlap it.
+        let names = items.map { $0.name.count > 28 ? String($0.name.prefix(27)) + "…" : $0.name }
+        let widths = names.map { Double($0.count) * 7 + 30 }
+        let fitsBesideTitle = width - frame.right - widths.reduce(0, +) > frame.left + Double(title.count) * 10 + 24
+        let row = fitsBesideTitle ? 28.0 : frame.top - 14
         var xx = width - frame.right
-        for item in items.reversed() {
-            let textWidth = Double(item.name.count) * 7 + 8
-            xx -= textWidth
-            doc.text(xx + 2, 28, item.name, cls: "legend")
+        for (item, (name, w)) in zip(items, zip(names, widths)).reversed() {
+            xx -= w - 22
+            doc.text(xx + 2, row, name, cls: "legend")
             if item.cls == "line" || item.cls == "total" {
-                doc.line(xx - 16, 24, xx - 2, 24, cls: item.cls)
+                doc.line(xx - 16, row - 4, xx - 2, row - 4, cls: item.cls)
             } else {
-                doc.rect(xx - 14, 18, 12, 12, cls: item.cls + " swatch")
+                doc.rect(xx - 14, row - 10, 12, 12, cls: item.cls + " swatch")
             }
             xx -= 22
         }

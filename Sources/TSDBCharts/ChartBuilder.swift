@@ -15,7 +15,9 @@ public enum ChartBuilder {
     ) throws(TSDBError) -> Chart {
         let info = store.types.first { $0.type == type }
         let lo = from ?? info?.firstStart ?? 0
-        let hi = to ?? (info.map { $0.lastStart + 1 } ?? lo + 86_400_000_000)
+        // Without a range, the data's span as `tsdb query` takes it: to the last sample's end.
+        let maxEnd = store.segmentEntries.filter { $0.type == type }.map(\.maxEnd).max()
+        let hi = to ?? (info.map { max($0.lastStart + 1, maxEnd ?? $0.lastStart + 1) } ?? lo + 86_400_000_000)
         let kind = store.catalog.kind(of: type)
         var options = AggregateOptions()
         options.zone = zone

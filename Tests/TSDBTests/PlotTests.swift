@@ -51,6 +51,34 @@ final class PlotTests: XCTestCase {
         }
     }
 
+    func testStepsBySourceStackEachSourceAndMarkTheTotalCountedOnce() throws {
+        let store = try generatedStore("plot-sources", days: 6)
+        defer { store.cleanup() }
+        let s = try Store(at: store.path)
+        let paris = try TimeZoneRules.named("Europe/Paris")
+        let chart = try ChartBuilder.chart(
+            s, type: "HKQuantityTypeIdentifierStepCount", from: nil, to: nil, bucket: .calendar(.day), zone: paris,
+            bySource: true)
+        guard case .bars(let bars, let names) = chart.body else { return XCTFail("steps are bars") }
+        XCTAssertEqual(names.count, 2, "watch and phone")
+        var overlapping = 0
+        for bar in bars {
+            let total = try XCTUnwrap(bar.total)
+            let parts = bar.segments.reduce(0, +)
+            XCTAssertLessThanOrEqual(total, parts + 1e-6, "counted once is at most the sources' sum")
+            XCTAssertGreaterThanOrEqual(total, (bar.segments.max() ?? 0) - 1e-6, "and at least the larger source")
+            if total < parts - 1 { overlapping += 1 }
+        }
+        XCTAssertGreaterThan(overlapping, 0, "watch and phone overlap on some day")
+        let cli = try tsdbShell([
+            "query", "Steps", "--store", store.path, "--bucket", "day", "--tz", "Europe/Paris", "--format", "csv",
+        ])
+        let sums = cli.stdout.split(separator: "\n").dropFirst().compactMap { Double($0.split(separator: ",")[2]) }
+        XCTAssertEqual(bars.map { $0.total ?? -1 }, sums, "the marked totals are tsdb query's sums")
+        let svg = try drawn(chart.svg())
+        XCTAssertEqual(svg["line.total"], bars.count + 1, "one mark a bar, and the legend's")
+    }
+
     func testTheSameDataGivesTheSameBytes() throws {
         let store = try generatedStore("plot-same", days: 5)
         defer { store.cleanup() }
