@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
+        .systemLibrary(
+            name: "CTSDBZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .target(
             name: "TSDB",
             dependencies: ["CTSDBZstd", "CTSDBLZ4"],
@@ -45,6 +50,12 @@ let package = Package(
         .target(
             name: "TSDBParquet",
             dependencies: ["TSDB"]
+        ),
+        // Apple Health's export.zip / export.xml: zip (ZIP64, deflate through zlib) and a streaming
+        // scanner for the export's not-quite-XML.
+        .target(
+            name: "TSDBAppleHealth",
+            dependencies: ["TSDB", "CTSDBZlib"]
         ),
         // Charts (SVG) for `tsdb plot` and the dashboard; PNG through librsvg, loaded at run time.
         .target(
@@ -69,12 +80,16 @@ let package = Package(
                 "TSDBSynthetic",
                 "TSDBParquet",
                 "TSDBCharts",
+                "TSDBAppleHealth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "TSDBTests",
-            dependencies: ["TSDB", "TSDBSynthetic", "TSDBParquet", "TSDBCharts", "TSDBServer", "tsdb", "tsdb-serve"],
+            dependencies: [
+                "TSDB", "TSDBSynthetic", "TSDBParquet", "TSDBCharts", "TSDBServer", "TSDBAppleHealth", "tsdb",
+                "tsdb-serve",
+            ],
             // Vectors are read by path (and some are scripts run with python3), not bundled.
             exclude: ["Vectors"]
         ),

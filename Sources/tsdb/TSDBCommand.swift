@@ -23,7 +23,8 @@ struct TSDBCommand: ParsableCommand {
         version: version,
         subcommands: [
             Demo.self, Compact.self, Query.self, SleepCommand.self, Workouts.self, Summary.self, Report.self,
-            Latest.self, Types.self, Stats.self, Plot.self, Serve.self, Export.self, Verify.self, Generate.self,
+            Latest.self, Types.self, Stats.self, Plot.self, Serve.self, Import.self, Export.self, Verify.self,
+            Generate.self,
         ]
     )
 

@@ -47,12 +47,12 @@ public struct StoreLayout: Sendable, Equatable {
         let lower = path.lowercased()
         let expected = "give the folder that holds raw/YYYY/MM/YYYY-MM-DD.json day files (or its tsdb/ store)"
         if lower.hasSuffix(".zip") {
-            return "is a file, not a folder: a .zip such as Apple Health's export.zip is not read by this version; "
-                + expected
+            return "is a file, not a folder: a .zip such as Apple Health's export.zip is not stored by this version "
+                + "(`tsdb import FILE --check` reads it and reports what it holds); " + expected
         }
         if lower.hasSuffix(".xml") {
-            return "is a file, not a folder: an .xml such as Apple Health's export.xml is not read by this version; "
-                + expected
+            return "is a file, not a folder: an .xml such as Apple Health's export.xml is not stored by this version "
+                + "(`tsdb import FILE --check` reads it and reports what it holds); " + expected
         }
         if lower.hasSuffix(".json") { return "is a file, not a folder (a day file?); " + expected }
         return "is a file, not a folder; " + expected

@@ -9,14 +9,14 @@
 /// The mapping lives exactly as long as this object; ``withBytes(_:)`` is the only way to reach
 /// the bytes, so nothing can hold a pointer past `munmap`. Pages are mapped `PROT_READ`, so
 /// mapped bytes can never be written.
-final class MappedFile: @unchecked Sendable {
-    let path: String
-    let count: Int
+package final class MappedFile: @unchecked Sendable {
+    package let path: String
+    package let count: Int
     private let base: UnsafeRawPointer?
     /// True when `base` is an owned heap copy (``init(copying:path:)``) rather than a mapping.
     private let owned: Bool
 
-    init(path: String) throws(TSDBError) {
+    package init(path: String) throws(TSDBError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Self.ioError("cannot open", path) }
@@ -57,11 +57,11 @@ final class MappedFile: @unchecked Sendable {
     }
 
     /// Asks the kernel to read ahead: the caller is about to scan the whole file.
-    func adviseSequential() {
+    package func adviseSequential() {
         if let base { madvise(UnsafeMutableRawPointer(mutating: base), count, Int32(MADV_SEQUENTIAL)) }
     }
 
-    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    package func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 

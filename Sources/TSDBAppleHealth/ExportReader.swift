@@ -1,0 +1,188 @@
+import TSDB
+
+/// What an Apple Health export holds, read without storing anything (`tsdb import --check`).
+public struct ExportInventory: Sendable {
+    public var source = ""
+    /// The zip member (or file) holding `<HealthData>`, whatever the phone's language named it.
+    public var xmlName = ""
+    public var exportDate: String?
+    public var me: [(String, String)] = []
+    public var records: [String: Int] = [:]
+    public var workouts: [String: Int] = [:]
+    public var correlations: [String: Int] = [:]
+    public var activitySummaries = 0
+    public var metadataEntries = 0
+    public var heartbeatSeries = 0
+    public var heartbeats = 0
+    public var workoutEvents = 0
+    public var workoutStatistics = 0
+    public var workoutRoutes = 0
+    /// Elements tsdb does not import (clinical records, audiograms, …), by name.
+    public var otherElements: [String: Int] = [:]
+    /// Other members of the archive: routes (GPX), electrocardiograms (CSV), the CDA document.
+    public var otherMembers: [String] = []
+    public var firstDate: String?
+    public var lastDate: String?
+    public var xmlBytes = 0
+    public var sources: Set<String> = []
+}
+
+/// Reads an Apple Health export (`export.zip`, `export.xml`, or the unzipped folder) as a stream.
+public enum ExportReader {
+    public static func inventory(of path: String, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in })
+        throws(TSDBError) -> ExportInventory
+    {
+        var inventory = ExportInventory(source: path)
+        var counter = InventoryCounter()
+        try read(path, into: &inventory, progress: progress) { (e, inv) in counter.count(e, &inv) }
+        return inventory
+    }
+
+    /// Streams the `<HealthData>` document of `path` through `handle`.
+    static func read(
+        _ path: String, into inventory: inout ExportInventory, progress: (Int, Int) -> Void,
+        _ handle: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void
+    ) throws(TSDBError) {
+        let target = FileSystem.isDirectory(path) ? try xmlInFolder(path) : path
+        if target.hasSuffix(".zip") || isZip(target) {
+            let archive = try ZipArchive(path: target)
+            let xml = try healthDataMember(archive)
+            inventory.xmlName = xml.name
+            inventory.otherMembers = archive.members.filter { $0.name != xml.name && !$0.name.hasSuffix("/") }.map(
+                \.name)
+            var scanner = HealthXMLScanner(source: target + ":" + xml.name)
+            try ZipInflater.stream(xml, of: archive) { (chunk) throws(TSDBError) in
+                try scanner.feed(chunk) { (e) throws(TSDBError) in try handle(e, &inventory) }
+                progress(scanner.bytesScanned, xml.size)
+                return true
+            }
+            try scanner.finish { (e) throws(TSDBError) in try handle(e, &inventory) }
+            inventory.xmlBytes = scanner.bytesScanned
+        } else {
+            let file = try MappedFile(path: target)
+            file.adviseSequential()
+            inventory.xmlName = target
+            var scanner = HealthXMLScanner(source: target)
+            try file.withBytes { (b) throws(TSDBError) in
+                var o = 0
+                while o < b.count {
+                    let n = min(ZipInflater.chunkSize, b.count - o)
+                    try scanner.feed(UnsafeRawBufferPointer(rebasing: b[o..<o + n])) { (e) throws(TSDBError) in
+                        try handle(e, &inventory)
+                    }
+                    o += n
+                    progress(o, b.count)
+                }
+            }
+            try scanner.finish { (e) throws(TSDBError) in try handle(e, &inventory) }
+            inventory.xmlBytes = scanner.bytesScanned
+        }
+    }
+
+    static func isZip(_ path: String) -> Bool {
+        guard let file = try? MappedFile(path: path), file.count >= 4 else { return false }
+        return file.withBytes { $0.loadUnaligned(as: UInt32.self).littleEndian == ZipArchive.localHeader }
+    }
+
+    /// An unzipped `apple_health_export/` (or its parent): the `.xml` file whose root is `<HealthData`.
+    static func xmlInFolder(_ folder: String) throws(TSDBError) -> String {
+        for dir in [folder, folder + "/apple_health_export"] where FileSystem.isDirectory(dir) {
+            for entry in try FileSystem.list(dir) where entry.name.hasSuffix(".xml") {
+                let path = dir + "/" + entry.name
+                if let file = try? MappedFile(path: path), file.withBytes({ startsHealthData($0) }) { return path }
+            }
+        }
+        throw TSDBError.notFound(
+            "no export.xml (an .xml file whose root element is <HealthData>) in this folder or its "
+                + "apple_health_export/",
+            path: folder)
+    }
+
+    /// The member whose root element is `<HealthData` (its name is translated into the phone's
+    /// language, so it is found by content, not by name).
+    static func healthDataMember(_ archive: ZipArchive) throws(TSDBError) -> ZipArchive.Member {
+        for m in archive.members where m.name.hasSuffix(".xml") {
+            var head: [UInt8] = []
+            try ZipInflater.stream(m, of: archive) { (chunk) throws(TSDBError) in
+                head += chunk.prefix(65_536 - head.count)
+                return head.count < 65_536 && !head.withUnsafeBytes { startsHealthData($0) }
+            }
+            if head.withUnsafeBytes({ startsHealthData($0) }) { return m }
+        }
+        let names = archive.members.map(\.name).prefix(8).joined(separator: ", ")
+        throw TSDBError.invalidInput(
+            "no member whose root element is <HealthData> (members: \(names)); is this Health's export.zip?",
+            path: archive.file.path)
+    }
+
+    /// Whether the document's first element (after the prolog and DTD) is `<HealthData`.
+    static func startsHealthData(_ b: UnsafeRawBufferPointer) -> Bool {
+        let needle = Array("<HealthData".utf8)
+        guard b.count >= needle.count else { return false }
+        return (0...(b.count - needle.count)).contains { i in
+            b[i] == 0x3C && (0..<needle.count).allSatisfy { b[i + $0] == needle[$0] }
+        }
+    }
+}
+
+/// Counts what `inventory` reports, element by element.
+struct InventoryCounter {
+    var inWorkout = false
+
+    mutating func count(_ e: HealthXMLScanner.Element, _ inv: inout ExportInventory) {
+        guard e.kind != .end else {
+            if e.name == "Workout" { inWorkout = false }
+            return
+        }
+        switch e.name {
+        case "HealthData": break
+        case "ExportDate": inv.exportDate = e.attribute("value")
+        case "Me": inv.me = e.attributes
+        case "Record":
+            inv.records[e.attribute("type") ?? "?", default: 0] += 1
+            noteSpan(e, &inv)
+        case "Workout":
+            inv.workouts[e.attribute("workoutActivityType") ?? "?", default: 0] += 1
+            inWorkout = e.kind == .start
+            noteSpan(e, &inv)
+        case "Correlation":
+            inv.correlations[e.attribute("type") ?? "?", default: 0] += 1
+            noteSpan(e, &inv)
+        case "ActivitySummary": inv.activitySummaries += 1
+        case "MetadataEntry": inv.metadataEntries += 1
+        case "HeartRateVariabilityMetadataList": inv.heartbeatSeries += 1
+        case "InstantaneousBeatsPerMinute": inv.heartbeats += 1
+        case "WorkoutEvent": inv.workoutEvents += 1
+        case "WorkoutStatistics": inv.workoutStatistics += 1
+        case "WorkoutRoute": inv.workoutRoutes += 1
+        case "FileReference", "WorkoutActivity": break
+        default: inv.otherElements[e.name, default: 0] += 1
+        }
+    }
+
+    var first = Int64.max
+    var last = Int64.min
+
+    private mutating func noteSpan(_ e: HealthXMLScanner.Element, _ inv: inout ExportInventory) {
+        if let s = e.attribute("sourceName") { inv.sources.insert(s) }
+        if let text = e.attribute("startDate"), let t = HealthDate.instant(text), t < first {
+            first = t
+            inv.firstDate = text
+        }
+        if let text = e.attribute("endDate"), let t = HealthDate.instant(text), t > last {
+            last = t
+            inv.lastDate = text
+        }
+    }
+}
+
+/// Health's dates: `2021-11-09 02:25:29 +0200`, local time with the phone's offset at export.
+enum HealthDate {
+    static func timestamp(_ text: String) -> Timestamp? {
+        let p = text.split(separator: " ")
+        guard p.count == 3, p[2].count == 5 else { return nil }
+        return Timestamp("\(p[0])T\(p[1])\(p[2].prefix(3)):\(p[2].suffix(2))")
+    }
+
+    static func instant(_ text: String) -> Int64? { timestamp(text)?.microseconds }
+}

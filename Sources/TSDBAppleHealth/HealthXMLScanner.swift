@@ -1,0 +1,222 @@
+import TSDB
+
+/// A streaming scanner for Apple Health's `export.xml`, fed in chunks of any size.
+///
+/// Purpose-built rather than a general XML parser, because real exports are not valid XML:
+/// iOS 16 writes an internal DTD whose `ATTLIST` is never closed (skipped here as a whole, up to
+/// `]>`), attribute values carry control characters such as `\x0b` (kept as they are), and
+/// values may hold a raw `>` (tags are scanned quote-aware). Text between elements is ignored:
+/// the export keeps everything in attributes. Entities in values are decoded.
+struct HealthXMLScanner {
+    enum Kind { case start, end, empty }
+
+    struct Element {
+        var kind: Kind
+        var name: String
+        var attributes: [(name: String, value: String)]
+        /// 1-based line and byte offset of the element's `<` in the XML.
+        var line: Int
+        var offset: Int
+
+        func attribute(_ key: String) -> String? { attributes.first { $0.name == key }?.value }
+    }
+
+    let source: String
+    /// Markup cut by a chunk boundary, kept for the next chunk.
+    private var pending: [UInt8] = []
+    /// Byte offset (in the XML) and line of `pending`'s first byte.
+    private var offset = 0
+    private var line = 1
+    private(set) var bytesScanned = 0
+
+    init(source: String) { self.source = source }
+
+    func fail(_ what: String, line: Int, offset: Int) -> TSDBError {
+        .invalidInput("\(what) (line \(line))", path: source, offset: offset, line: line)
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ handle: (Element) throws(TSDBError) -> Void)
+        throws(TSDBError)
+    {
+        bytesScanned += chunk.count
+        if pending.isEmpty {
+            let used = try scan(chunk, final: false, handle)
+            pending = Array(chunk[used...])
+        } else {
+            var joined = pending
+            joined.append(contentsOf: chunk)
+            let used = try joined.withUnsafeBytes { b in
+                Result { () throws(TSDBError) in try scan(b, final: false, handle) }
+            }.get()
+            pending = Array(joined[used...])
+        }
+    }
+
+    /// At the end of the input: anything left is markup that was never closed.
+    mutating func finish(_ handle: (Element) throws(TSDBError) -> Void) throws(TSDBError) {
+        let rest = pending
+        let used = try rest.withUnsafeBytes { b in Result { () throws(TSDBError) in try scan(b, final: true, handle) } }
+            .get()
+        if used < rest.count, rest[used...].contains(where: { $0 > 0x20 }) {
+            throw fail("the XML ends inside markup (truncated export?)", line: line, offset: offset)
+        }
+        pending = []
+    }
+
+    /// Handles every complete piece of markup in `b`; returns how many bytes were used.
+    private mutating func scan(
+        _ b: UnsafeRawBufferPointer, final: Bool, _ handle: (Element) throws(TSDBError) -> Void
+    ) throws(TSDBError) -> Int {
+        var i = 0
+        var used = 0
+        let n = b.count
+        func advance(to j: Int) {
+            for k in used..<j where b[k] == 0x0A { line += 1 }
+            offset += j - used
+            used = j
+        }
+        func find(_ pattern: [UInt8], from start: Int) -> Int? {
+            var k = start
+            while k + pattern.count <= n {
+                if b[k] == pattern[0] && (1..<pattern.count).allSatisfy({ b[k + $0] == pattern[$0] }) { return k }
+                k += 1
+            }
+            return nil
+        }
+        while i < n {
+            guard let lt = (i..<n).first(where: { b[$0] == 0x3C }) else {
+                advance(to: n)
+                return n
+            }
+            advance(to: lt)
+            guard lt + 1 < n else { return used }
+            let next = b[lt + 1]
+            var close: Int?
+            if next == 0x21 {  // <!
+                if lt + 3 < n && b[lt + 2] == 0x2D && b[lt + 3] == 0x2D {
+                    close = find(Array("-->".utf8), from: lt + 4).map { $0 + 3 }
+                } else if lt + 9 <= n && Array(b[lt + 2..<lt + 9]) == Array("DOCTYPE".utf8) {
+                    // The internal subset runs to `]>` (iOS 16's unclosed ATTLIST included).
+                    let bracket = (lt..<n).first { b[$0] == 0x5B || b[$0] == 0x3E }
+                    if let bracket, b[bracket] == 0x5B {
+                        close = find(Array("]>".utf8), from: bracket).map { $0 + 2 }
+                    } else if let bracket {
+                        close = bracket + 1
+                    }
+                } else if lt + 9 <= n && Array(b[lt + 2..<lt + 9]) == Array("[CDATA[".utf8) {
+                    close = find(Array("]]>".utf8), from: lt + 9).map { $0 + 3 }
+                } else if lt + 9 > n && !final {
+                    return used
+                } else {
+                    close = (lt..<n).first { b[$0] == 0x3E }.map { $0 + 1 }
+                }
+            } else if next == 0x3F {  // <? … ?>
+                close = find(Array("?>".utf8), from: lt + 2).map { $0 + 2 }
+            } else {
+                guard let end = tagEnd(b, from: lt + 1) else { return used }
+                try handle(try element(UnsafeRawBufferPointer(rebasing: b[lt...end])))
+                close = end + 1
+            }
+            guard let close else { return used }
+            advance(to: close)
+            i = close
+        }
+        return used
+    }
+
+    /// The index of the `>` closing a tag that starts before `from`, skipping quoted values.
+    private func tagEnd(_ b: UnsafeRawBufferPointer, from: Int) -> Int? {
+        var quote: UInt8 = 0
+        var k = from
+        while k < b.count {
+            let c = b[k]
+            if quote != 0 {
+                if c == quote { quote = 0 }
+            } else if c == 0x22 || c == 0x27 {
+                quote = c
+            } else if c == 0x3E {
+                return k
+            }
+            k += 1
+        }
+        return nil
+    }
+
+    /// Parses `<name a="v" …>`, `<name … />` or `</name>`.
+    private func element(_ t: UnsafeRawBufferPointer) throws(TSDBError) -> Element {
+        func bad(_ what: String) -> TSDBError { fail(what, line: line, offset: offset) }
+        var k = 1
+        var kind = Kind.start
+        if t[1] == 0x2F {  // </
+            kind = .end
+            k = 2
+        }
+        var last = t.count - 2  // before '>'
+        if kind == .start && last > 0 && t[last] == 0x2F {
+            kind = .empty
+            last -= 1
+        }
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        let nameStart = k
+        while k <= last && !isSpace(t[k]) { k += 1 }
+        guard k > nameStart else { throw bad("a tag without a name") }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: t[nameStart..<k]), as: UTF8.self)
+        var attributes: [(name: String, value: String)] = []
+        while true {
+            while k <= last && isSpace(t[k]) { k += 1 }
+            if k > last { break }
+            let keyStart = k
+            while k <= last && t[k] != 0x3D && !isSpace(t[k]) { k += 1 }
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: t[keyStart..<k]), as: UTF8.self)
+            while k <= last && isSpace(t[k]) { k += 1 }
+            guard k <= last, t[k] == 0x3D else { throw bad("attribute \(key) of <\(name)> has no value") }
+            k += 1
+            while k <= last && isSpace(t[k]) { k += 1 }
+            guard k <= last, t[k] == 0x22 || t[k] == 0x27 else {
+                throw bad("attribute \(key) of <\(name)>: expected a quoted value")
+            }
+            let quote = t[k]
+            let valueStart = k + 1
+            k = valueStart
+            while k <= last && t[k] != quote { k += 1 }
+            guard k <= last else { throw bad("attribute \(key) of <\(name)>: the value is not closed") }
+            attributes.append((key, Self.decode(UnsafeRawBufferPointer(rebasing: t[valueStart..<k]))))
+            k += 1
+        }
+        return Element(kind: kind, name: name, attributes: attributes, line: line, offset: offset)
+    }
+
+    /// An attribute value with `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` and `&#…;` decoded;
+    /// an unknown entity is kept as written.
+    static func decode(_ v: UnsafeRawBufferPointer) -> String {
+        guard v.contains(0x26) else { return String(decoding: v, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(v.count)
+        var k = 0
+        while k < v.count {
+            guard v[k] == 0x26, let semi = (k + 1..<min(v.count, k + 12)).first(where: { v[$0] == 0x3B }) else {
+                out.append(v[k])
+                k += 1
+                continue
+            }
+            let entity = String(decoding: UnsafeRawBufferPointer(rebasing: v[k + 1..<semi]), as: UTF8.self)
+            let named: [String: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
+            var scalar: Unicode.Scalar?
+            if let s = named[entity] {
+                scalar = s.unicodeScalars.first
+            } else if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+            } else if entity.hasPrefix("#") {
+                scalar = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init)
+            }
+            if let scalar {
+                out += Array(String(Character(scalar)).utf8)
+                k = semi + 1
+            } else {
+                out.append(v[k])
+                k += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import XCTest
+
+@testable import TSDB
+@testable import TSDBAppleHealth
+@testable import TSDBSynthetic
+
+/// Reading Apple Health's export.zip: the real shared sample, and the known ways real exports are
+/// broken, in zips that Python's zipfile writes (deflate, ZIP64, translated member names).
+final class ExportReaderTests: XCTestCase {
+    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/data/apple-health-export-sample/test-export.zip").standardized.path
+
+    /// Writes `members` (name → text) into a zip with Python's zipfile.
+    func zip(_ members: [(String, String)], at path: String, zip64: Bool = false, stored: Bool = false) throws {
+        let folder = TemporaryFolder("zip-src")
+        defer { folder.cleanup() }
+        var script = "import zipfile, sys\n"
+        script += "z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.\(stored ? "ZIP_STORED" : "ZIP_DEFLATED"))\n"
+        for (k, (name, text)) in members.enumerated() {
+            folder.write(text, to: "m\(k)")
+            script += "with open('\(folder.path)/m\(k)', 'rb') as f: data = f.read()\n"
+            script +=
+                "with z.open(\(pythonString(name)), 'w', force_zip64=\(zip64 ? "True" : "False")) as w: w.write(data)\n"
+        }
+        script += "z.close()\n"
+        let r = try runProcess("/usr/bin/env", ["python3", "-c", script, path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
+
+    func pythonString(_ s: String) -> String {
+        "'" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    func testTheRealSampleIsCountedRecordForRecord() throws {
+        let inventory = try ExportReader.inventory(of: Self.sample)
+        // Python's own parser (after the DOCTYPE, which it does not need) counts the same document.
+        let script = """
+            import zipfile, sys, re, collections, json, xml.etree.ElementTree as ET
+            z = zipfile.ZipFile(sys.argv[1])
+            data = z.read('apple_health_export/export.xml')
+            data = re.sub(rb'<!DOCTYPE.*?]>', b'', data, flags=re.S)
+            root = ET.fromstring(data)
+            c = collections.Counter(r.get('type') for r in root.iter('Record'))
+            print(json.dumps({'records': c, 'beats': len(list(root.iter('InstantaneousBeatsPerMinute'))),
+                'metadata': len(list(root.iter('MetadataEntry'))), 'export': root.find('ExportDate').get('value')}))
+            """
+        let r = try runProcess("/usr/bin/env", ["python3", "-c", script, Self.sample])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(inventory.records, expected["records"] as? [String: Int])
+        XCTAssertEqual(inventory.records.values.reduce(0, +), 8038)
+        XCTAssertEqual(inventory.heartbeats, expected["beats"] as? Int)
+        XCTAssertEqual(inventory.metadataEntries, expected["metadata"] as? Int)
+        XCTAssertEqual(inventory.exportDate, expected["export"] as? String)
+        XCTAssertEqual(inventory.xmlName, "apple_health_export/export.xml")
+        XCTAssertEqual(inventory.otherMembers.filter { $0.hasSuffix(".gpx") }.count, 2)
+    }
+
+    /// An export with every known breakage: iOS 16's unclosed ATTLIST, a `\x0b` and a raw `>` in
+    /// values, entities, a curly apostrophe and an emoji in a source name, elements not imported.
+    static let brokenExport = try! String(
+        contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Vectors/broken-export.xml").path, encoding: .utf8)
+
+    func testKnownBreakagesOfRealExportsStillRead() throws {
+        let folder = TemporaryFolder("broken-export")
+        defer { folder.cleanup() }
+        // A French phone names the file exportar.xml: it is found by its <HealthData> root.
+        let members = [
+            ("apple_health_export/export_cda.xml", "<ClinicalDocument><broken"),
+            ("apple_health_export/exportar.xml", Self.brokenExport),
+            ("apple_health_export/workout-routes/route_2025-03-01_6.00pm.gpx", "<gpx/>"),
+        ]
+        for (zip64, stored) in [(false, false), (true, false), (false, true)] {
+            let path = folder.path + "/export-\(zip64)-\(stored).zip"
+            try zip(members, at: path, zip64: zip64, stored: stored)
+            let inv = try ExportReader.inventory(of: path)
+            XCTAssertEqual(inv.xmlName, "apple_health_export/exportar.xml")
+            XCTAssertEqual(
+                inv.records,
+                [
+                    "HKQuantityTypeIdentifierHeartRate": 1, "HKQuantityTypeIdentifierStepCount": 1,
+                    "HKQuantityTypeIdentifierBloodPressureSystolic": 1,
+                    "HKQuantityTypeIdentifierBloodPressureDiastolic": 1,
+                ], "zip64 \(zip64) stored \(stored)")
+            XCTAssertEqual(inv.workouts, ["HKWorkoutActivityTypeRunning": 1])
+            XCTAssertEqual(inv.correlations, ["HKCorrelationTypeIdentifierBloodPressure": 1])
+            XCTAssertEqual(
+                [inv.workoutEvents, inv.workoutStatistics, inv.workoutRoutes, inv.activitySummaries], [1, 1, 1, 1])
+            XCTAssertEqual(inv.otherElements, ["ClinicalRecord": 1])
+            XCTAssertTrue(inv.sources.contains("Zoë’s Apple\u{A0}Watch 💓 & co"), "\(inv.sources)")
+            XCTAssertTrue(inv.sources.contains("iPhone\u{0B}de Zoë"), "control characters are kept")
+            XCTAssertEqual(inv.firstDate, "2025-03-01 07:00:00 +0100")
+            XCTAssertEqual(inv.lastDate, "2025-03-01 18:30:00 +0100")
+            XCTAssertEqual(inv.me.count, 2)
+        }
+        // The same document as a bare export.xml and as an unzipped folder.
+        folder.write(Self.brokenExport, to: "apple_health_export/export.xml")
+        XCTAssertEqual(try ExportReader.inventory(of: folder.path + "/apple_health_export/export.xml").records.count, 4)
+        XCTAssertEqual(try ExportReader.inventory(of: folder.path).records.count, 4)
+    }
+
+    func testChunkBoundariesDoNotChangeWhatIsRead() throws {
+        let bytes = Array(Self.brokenExport.utf8)
+        func elements(chunks: [Int]) throws -> [String] {
+            var scanner = HealthXMLScanner(source: "test")
+            var out: [String] = []
+            var o = 0
+            let record = { (e: HealthXMLScanner.Element) in
+                out.append("\(e.kind) \(e.name) \(e.attributes.map { "\($0.name)=\($0.value)" }) \(e.line)")
+            }
+            for n in chunks where o < bytes.count {
+                let end = min(bytes.count, o + n)
+                try bytes[o..<end].withUnsafeBytes { try scanner.feed($0) { record($0) } }
+                o = end
+            }
+            try scanner.finish { record($0) }
+            return out
+        }
+        let whole = try elements(chunks: [bytes.count])
+        XCTAssertEqual(whole.count, 21)
+        var random = SplitMix64(seed: 3)
+        for round in 0..<50 {
+            let chunks = (0..<bytes.count).map { _ in Int(random.next() % (round < 25 ? 7 : 300)) + 1 }
+            XCTAssertEqual(try elements(chunks: chunks), whole, "round \(round)")
+        }
+    }
+
+    func testDamagedArchivesAreClearErrors() throws {
+        let folder = TemporaryFolder("damaged-export")
+        defer { folder.cleanup() }
+        let path = folder.path + "/export.zip"
+        let big = Self.brokenExport + String(repeating: " <Record type=\"T\" value=\"1\"/>\n", count: 20_000)
+        try zip([("apple_health_export/export.xml", big)], at: path)
+        let good = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+
+        // Cut off mid-way: no end of central directory.
+        folder.write(bytes: Array(good.prefix(good.count / 2)), to: "cut.zip")
+        let cut = caught { _ = try ExportReader.inventory(of: folder.path + "/cut.zip") }
+        XCTAssertTrue(cut?.message.contains("not a readable zip archive") ?? false, "\(String(describing: cut))")
+
+        // Damaged compressed bytes: bad deflate data or a CRC mismatch, naming the member.
+        var damaged = good
+        for k in 200..<260 { damaged[k] ^= 0x5A }
+        folder.write(bytes: damaged, to: "damaged.zip")
+        let bad = caught { _ = try ExportReader.inventory(of: folder.path + "/damaged.zip") }
+        XCTAssertTrue(
+            bad?.message.contains("member apple_health_export/export.xml") ?? false, "\(String(describing: bad))")
+
+        // An XML document that ends inside a tag.
+        folder.write(String(Self.brokenExport.prefix(1500)), to: "truncated.xml")
+        let truncated = caught { _ = try ExportReader.inventory(of: folder.path + "/truncated.xml") }
+        XCTAssertTrue(truncated?.message.contains("ends inside markup") ?? false, "\(String(describing: truncated))")
+        XCTAssertNotNil(truncated?.line)
+
+        let notExport = folder.path + "/other.zip"
+        try zip([("notes/a.xml", "<notes/>")], at: notExport)
+        let wrong = caught { _ = try ExportReader.inventory(of: notExport) }
+        XCTAssertTrue(wrong?.message.contains("no member whose root element is <HealthData>") ?? false)
+    }
+
+    func testImportCheckReportsWithoutWriting() throws {
+        let folder = TemporaryFolder("import-check")
+        defer { folder.cleanup() }
+        let r = try tsdbShell(["import", Self.sample, "--check"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("8,038 records"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("heartbeat series"), r.stdout)
+        let withoutCheck = try tsdbShell(["import", Self.sample])
+        XCTAssertEqual(withoutCheck.status, 64)
+        XCTAssertTrue(withoutCheck.stderr.contains("--check"), withoutCheck.stderr)
+    }
+}
