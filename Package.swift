@@ -55,7 +55,8 @@ let package = Package(
         // scanner for the export's not-quite-XML.
         .target(
             name: "TSDBAppleHealth",
-            dependencies: ["TSDB", "CTSDBZlib"]
+            dependencies: ["TSDB", "CTSDBZlib"],
+            swiftSettings: [.define("TSDB_TESTING", .when(configuration: .debug))]
         ),
         // Charts (SVG) for `tsdb plot` and the dashboard; PNG through librsvg, loaded at run time.
         .target(

@@ -1,5 +1,11 @@
 import TSDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What an Apple Health export holds, read without storing anything (`tsdb import --check`).
 public struct ExportInventory: Sendable {
     public var source = ""
@@ -34,12 +40,12 @@ public enum ExportReader {
     {
         var inventory = ExportInventory(source: path)
         var counter = InventoryCounter()
-        try read(path, into: &inventory, progress: progress) { (e, inv) in counter.count(e, &inv) }
+        try stream(path, into: &inventory, progress: progress) { (e, inv) in counter.count(e, &inv) }
         return inventory
     }
 
     /// Streams the `<HealthData>` document of `path` through `handle`.
-    static func read(
+    static func stream(
         _ path: String, into inventory: inout ExportInventory, progress: (Int, Int) -> Void,
         _ handle: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void
     ) throws(TSDBError) {
@@ -59,20 +65,25 @@ public enum ExportReader {
             try scanner.finish { (e) throws(TSDBError) in try handle(e, &inventory) }
             inventory.xmlBytes = scanner.bytesScanned
         } else {
-            let file = try MappedFile(path: target)
-            file.adviseSequential()
+            // read(2) into one buffer rather than a mapping: resident memory stays one chunk.
+            let fd = open(target, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw TSDBError.io("cannot open", path: target, errno: errno) }
+            defer { close(fd) }
+            var st = stat()
+            let total = fstat(fd, &st) == 0 ? Int(st.st_size) : 0
             inventory.xmlName = target
             var scanner = HealthXMLScanner(source: target)
-            try file.withBytes { (b) throws(TSDBError) in
-                var o = 0
-                while o < b.count {
-                    let n = min(ZipInflater.chunkSize, b.count - o)
-                    try scanner.feed(UnsafeRawBufferPointer(rebasing: b[o..<o + n])) { (e) throws(TSDBError) in
-                        try handle(e, &inventory)
-                    }
-                    o += n
-                    progress(o, b.count)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ZipInflater.chunkSize, alignment: 16)
+            defer { buffer.deallocate() }
+            while true {
+                let n = read(fd, buffer.baseAddress, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n >= 0 else { throw TSDBError.io("cannot read", path: target, errno: errno) }
+                if n == 0 { break }
+                try scanner.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<n])) { (e) throws(TSDBError) in
+                    try handle(e, &inventory)
                 }
+                progress(scanner.bytesScanned, total)
             }
             try scanner.finish { (e) throws(TSDBError) in try handle(e, &inventory) }
             inventory.xmlBytes = scanner.bytesScanned

@@ -9,15 +9,20 @@ seconds=${1:-60}
 out=.build/fuzz
 mkdir -p "$out"
 engine=$(find Sources/TSDB -name '*.swift' | sort)
-for target in raw-json segment; do
+health=$(find Sources/TSDBAppleHealth -name '*.swift' | sort)
+for target in ${TARGETS:-raw-json segment export-xml}; do
+  extra=()
   case $target in
     raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v2/*.json) ;;
     segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v2/*.seg) ;;
+    export-xml) entry=Tests/Fuzz/FuzzExportXML.swift; seeds=(Tests/TSDBTests/Vectors/broken-export.xml)
+      extra=($health -I Sources/CTSDBZlib -lz) ;;
   esac
   echo "building $target"
-  swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDBFuzz -g -D TSDB_TESTING \
-    -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 $engine "$entry" -o "$out/$target" 2>&1 \
-    | grep -v "Cannot export local symbol" || true
+  # One module named TSDB, so the subsystem's `import TSDB` names the engine compiled with it.
+  swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDB -package-name tsdb -g -D TSDB_TESTING \
+    -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 $engine "${extra[@]}" "$entry" -o "$out/$target" 2>&1 \
+    | grep -v "Cannot export local symbol\|ignoring import\|part of module" || true
   corpus="$out/corpus-$target"
   mkdir -p "$corpus" "Tests/Fuzz/crashes/$target"
   cp -n "${seeds[@]}" "$corpus/" 2>/dev/null || true
