@@ -139,19 +139,35 @@ public enum ExportReader {
 /// Counts what `inventory` reports, element by element.
 struct InventoryCounter {
     var inWorkout = false
+    var first = Int64.max
+    var last = Int64.min
+    /// The last few distinct `type`/`sourceName` values: consecutive records mostly repeat them,
+    /// so most records cost a byte comparison, not a new string.
+    var types = RecentStrings()
+    var sources = RecentStrings()
 
     mutating func count(_ e: HealthXMLScanner.Element, _ inv: inout ExportInventory) {
         guard e.kind != .end else {
-            if e.name == "Workout" { inWorkout = false }
+            if e.isNamed("Workout") { inWorkout = false }
+            return
+        }
+        if e.isNamed("Record") {
+            inv.records[types.string(e.rawAttribute("type")) ?? "?", default: 0] += 1
+            noteSpan(e, &inv)
+            return
+        }
+        if e.isNamed("MetadataEntry") {
+            inv.metadataEntries += 1
+            return
+        }
+        if e.isNamed("InstantaneousBeatsPerMinute") {
+            inv.heartbeats += 1
             return
         }
         switch e.name {
         case "HealthData": break
         case "ExportDate": inv.exportDate = e.attribute("value")
         case "Me": inv.me = e.attributes
-        case "Record":
-            inv.records[e.attribute("type") ?? "?", default: 0] += 1
-            noteSpan(e, &inv)
         case "Workout":
             inv.workouts[e.attribute("workoutActivityType") ?? "?", default: 0] += 1
             inWorkout = e.kind == .start
@@ -160,9 +176,7 @@ struct InventoryCounter {
             inv.correlations[e.attribute("type") ?? "?", default: 0] += 1
             noteSpan(e, &inv)
         case "ActivitySummary": inv.activitySummaries += 1
-        case "MetadataEntry": inv.metadataEntries += 1
         case "HeartRateVariabilityMetadataList": inv.heartbeatSeries += 1
-        case "InstantaneousBeatsPerMinute": inv.heartbeats += 1
         case "WorkoutEvent": inv.workoutEvents += 1
         case "WorkoutStatistics": inv.workoutStatistics += 1
         case "WorkoutRoute": inv.workoutRoutes += 1
@@ -171,29 +185,65 @@ struct InventoryCounter {
         }
     }
 
-    var first = Int64.max
-    var last = Int64.min
-
     private mutating func noteSpan(_ e: HealthXMLScanner.Element, _ inv: inout ExportInventory) {
-        if let s = e.attribute("sourceName") { inv.sources.insert(s) }
-        if let text = e.attribute("startDate"), let t = HealthDate.instant(text), t < first {
+        if let s = sources.string(e.rawAttribute("sourceName")) { inv.sources.insert(s) }
+        if let raw = e.rawAttribute("startDate"), let t = HealthDate.instant(raw), t < first {
             first = t
-            inv.firstDate = text
+            inv.firstDate = String(decoding: raw, as: UTF8.self)
         }
-        if let text = e.attribute("endDate"), let t = HealthDate.instant(text), t > last {
+        if let raw = e.rawAttribute("endDate"), let t = HealthDate.instant(raw), t > last {
             last = t
-            inv.lastDate = text
+            inv.lastDate = String(decoding: raw, as: UTF8.self)
         }
+    }
+}
+
+/// Decoded attribute values remembered by their raw bytes.
+struct RecentStrings {
+    private var entries: [(raw: [UInt8], text: String)] = []
+
+    mutating func string(_ raw: UnsafeRawBufferPointer?) -> String? {
+        guard let raw else { return nil }
+        if let hit = entries.firstIndex(where: { $0.raw.elementsEqual(raw) }) {
+            if hit > 0 { entries.swapAt(hit, hit - 1) }  // move frequent values forward
+            return entries[max(hit - 1, 0)].text
+        }
+        let text = HealthXMLScanner.decode(raw)
+        if entries.count == 8 { entries.removeLast() }
+        entries.insert((Array(raw), text), at: 0)
+        return text
     }
 }
 
 /// Health's dates: `2021-11-09 02:25:29 +0200`, local time with the phone's offset at export.
 enum HealthDate {
-    static func timestamp(_ text: String) -> Timestamp? {
-        let p = text.split(separator: " ")
-        guard p.count == 3, p[2].count == 5 else { return nil }
-        return Timestamp("\(p[0])T\(p[1])\(p[2].prefix(3)):\(p[2].suffix(2))")
+    /// The instant (µs) and written offset (minutes), read from the bytes.
+    static func parse(_ b: UnsafeRawBufferPointer) -> (micros: Int64, offsetMinutes: Int)? {
+        guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20,
+            b[20] == 0x2B || b[20] == 0x2D
+        else { return nil }
+        func number(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for k in r {
+                let d = Int(b[k]) - 48
+                guard d >= 0 && d <= 9 else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        guard let y = number(0..<4), let mo = number(5..<7), let d = number(8..<10), let h = number(11..<13),
+            let mi = number(14..<16), let s = number(17..<19), let oh = number(21..<23), let om = number(23..<25),
+            (1...12).contains(mo), d >= 1, d <= ISO8601.daysInMonth(year: y, month: mo), h < 24, mi < 60, s < 60
+        else { return nil }
+        let offset = (b[20] == 0x2D ? -1 : 1) * (oh * 60 + om)
+        let local = ISO8601.days(year: y, month: mo, day: d) * 86_400 + Int64(h * 3600 + mi * 60 + s)
+        return ((local - Int64(offset) * 60) * 1_000_000, offset)
     }
 
-    static func instant(_ text: String) -> Int64? { timestamp(text)?.microseconds }
+    static func instant(_ b: UnsafeRawBufferPointer) -> Int64? { parse(b)?.micros }
+
+    static func instant(_ text: String) -> Int64? {
+        var t = text
+        return t.withUTF8 { instant(UnsafeRawBufferPointer($0)) }
+    }
 }

@@ -10,15 +10,50 @@ import TSDB
 struct HealthXMLScanner {
     enum Kind { case start, end, empty }
 
+    /// One tag, read lazily: names and values are decoded only when asked for. A view of the
+    /// scanner's buffer, valid only during the handler call it is passed to.
     struct Element {
         var kind: Kind
-        var name: String
-        var attributes: [(name: String, value: String)]
+        /// The tag's bytes, from `<` to `>`.
+        let bytes: UnsafeRawBufferPointer
+        let nameRange: Range<Int>
+        /// Name and value ranges of each attribute, in `bytes`.
+        let ranges: UnsafeBufferPointer<(name: Range<Int>, value: Range<Int>)>
         /// 1-based line and byte offset of the element's `<` in the XML.
         var line: Int
         var offset: Int
 
-        func attribute(_ key: String) -> String? { attributes.first { $0.name == key }?.value }
+        /// Short names are Swift small strings: no allocation.
+        var name: String { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[nameRange]), as: UTF8.self) }
+
+        func isNamed(_ n: StaticString) -> Bool { equal(nameRange, n) }
+
+        /// The decoded value of attribute `key`, if present.
+        func attribute(_ key: StaticString) -> String? {
+            guard let r = ranges.first(where: { equal($0.name, key) }) else { return nil }
+            return HealthXMLScanner.decode(UnsafeRawBufferPointer(rebasing: bytes[r.value]))
+        }
+
+        /// The raw bytes of attribute `key`'s value (entities not decoded), if present.
+        func rawAttribute(_ key: StaticString) -> UnsafeRawBufferPointer? {
+            ranges.first { equal($0.name, key) }.map { UnsafeRawBufferPointer(rebasing: bytes[$0.value]) }
+        }
+
+        var attributes: [(name: String, value: String)] {
+            ranges.map {
+                (
+                    String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0.name]), as: UTF8.self),
+                    HealthXMLScanner.decode(UnsafeRawBufferPointer(rebasing: bytes[$0.value]))
+                )
+            }
+        }
+
+        private func equal(_ r: Range<Int>, _ s: StaticString) -> Bool {
+            guard r.count == s.utf8CodeUnitCount else { return false }
+            let p = s.utf8Start
+            for k in 0..<r.count where bytes[r.lowerBound + k] != p[k] { return false }
+            return true
+        }
     }
 
     let source: String
@@ -28,6 +63,8 @@ struct HealthXMLScanner {
     private var offset = 0
     private var line = 1
     private(set) var bytesScanned = 0
+    /// Attribute ranges of the current tag, reused from tag to tag.
+    private var ranges: [(name: Range<Int>, value: Range<Int>)] = []
 
     init(source: String) { self.source = source }
 
@@ -114,7 +151,7 @@ struct HealthXMLScanner {
                 close = find(Array("?>".utf8), from: lt + 2).map { $0 + 2 }
             } else {
                 guard let end = tagEnd(b, from: lt + 1) else { return used }
-                try handle(try element(UnsafeRawBufferPointer(rebasing: b[lt...end])))
+                try element(UnsafeRawBufferPointer(rebasing: b[lt...end]), handle)
                 close = end + 1
             }
             guard let close else { return used }
@@ -142,9 +179,13 @@ struct HealthXMLScanner {
         return nil
     }
 
-    /// Parses `<name a="v" …>`, `<name … />` or `</name>`.
-    private func element(_ t: UnsafeRawBufferPointer) throws(TSDBError) -> Element {
+    /// Parses `<name a="v" …>`, `<name … />` or `</name>` and hands it to `handle`.
+    private mutating func element(_ t: UnsafeRawBufferPointer, _ handle: (Element) throws(TSDBError) -> Void)
+        throws(TSDBError)
+    {
+        let (line, offset) = (self.line, self.offset)
         func bad(_ what: String) -> TSDBError { fail(what, line: line, offset: offset) }
+        func text(_ r: Range<Int>) -> String { String(decoding: UnsafeRawBufferPointer(rebasing: t[r]), as: UTF8.self) }
         var k = 1
         var kind = Kind.start
         if t[1] == 0x2F {  // </
@@ -160,30 +201,36 @@ struct HealthXMLScanner {
         let nameStart = k
         while k <= last && !isSpace(t[k]) { k += 1 }
         guard k > nameStart else { throw bad("a tag without a name") }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: t[nameStart..<k]), as: UTF8.self)
-        var attributes: [(name: String, value: String)] = []
+        let nameRange = nameStart..<k
+        ranges.removeAll(keepingCapacity: true)
         while true {
             while k <= last && isSpace(t[k]) { k += 1 }
             if k > last { break }
             let keyStart = k
             while k <= last && t[k] != 0x3D && !isSpace(t[k]) { k += 1 }
-            let key = String(decoding: UnsafeRawBufferPointer(rebasing: t[keyStart..<k]), as: UTF8.self)
+            let key = keyStart..<k
             while k <= last && isSpace(t[k]) { k += 1 }
-            guard k <= last, t[k] == 0x3D else { throw bad("attribute \(key) of <\(name)> has no value") }
+            guard k <= last, t[k] == 0x3D else {
+                throw bad("attribute \(text(key)) of <\(text(nameRange))> has no value")
+            }
             k += 1
             while k <= last && isSpace(t[k]) { k += 1 }
             guard k <= last, t[k] == 0x22 || t[k] == 0x27 else {
-                throw bad("attribute \(key) of <\(name)>: expected a quoted value")
+                throw bad("attribute \(text(key)) of <\(text(nameRange))>: expected a quoted value")
             }
             let quote = t[k]
             let valueStart = k + 1
             k = valueStart
             while k <= last && t[k] != quote { k += 1 }
-            guard k <= last else { throw bad("attribute \(key) of <\(name)>: the value is not closed") }
-            attributes.append((key, Self.decode(UnsafeRawBufferPointer(rebasing: t[valueStart..<k]))))
+            guard k <= last else {
+                throw bad("attribute \(text(key)) of <\(text(nameRange))>: the value is not closed")
+            }
+            ranges.append((key, valueStart..<k))
             k += 1
         }
-        return Element(kind: kind, name: name, attributes: attributes, line: line, offset: offset)
+        try ranges.withUnsafeBufferPointer { (r) throws(TSDBError) in
+            try handle(Element(kind: kind, bytes: t, nameRange: nameRange, ranges: r, line: line, offset: offset))
+        }
     }
 
     /// An attribute value with `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;` and `&#…;` decoded;
