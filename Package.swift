@@ -44,7 +44,7 @@ let package = Package(
         // Realistic synthetic day files for the demo, tests and benchmarks.
         .target(
             name: "TSDBSynthetic",
-            dependencies: ["TSDB"]
+            dependencies: ["TSDB", "TSDBAppleHealth"]
         ),
         // Parquet files written from segments (its own Thrift and page encoders; zstd via the engine).
         .target(

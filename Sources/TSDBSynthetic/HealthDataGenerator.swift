@@ -46,19 +46,40 @@ public struct HealthDataGenerator {
     public func write(rawDirectory: String, progress: ((Int, Int) -> Void)? = nil) throws(TSDBError) -> (
         files: Int, samples: Int
     ) {
+        try FileSystem.requireEmptyOrMissing(
+            rawDirectory,
+            "synthetic data is written only into a new or empty raw/ folder, "
+                + "never over existing day files")
+        var total = 0
+        var files = 0
+        try forEachDay { (date, dayStart, samples) throws(TSDBError) in
+            let dayEnd = dayStart + ISO8601.microsPerDay
+            let exported = ISO8601.format(dayEnd + 5 * Self.minute, TimeForm(offsetMinutes: 0, isZulu: true))
+            let bytes = DayFileWriter.dayFile(
+                date: date, exportedAt: exported,
+                deviceInfo: [("phone", Self.phone), ("watch", Self.watch), ("os_version", "iOS 18.2")],
+                samples: samples)
+            let dir = rawDirectory + "/" + String(date.prefix(4)) + "/" + String(date.dropFirst(5).prefix(2))
+            try FileSystem.makeDirectories(dir)
+            try FileSystem.createNew(bytes, at: dir + "/" + date + ".json")
+            total += samples.count
+            files += 1
+            progress?(files, options.days)
+        }
+        return (options.days, total)
+    }
+
+    /// Generates each day in turn: its date (`YYYY-MM-DD`), its first instant, and the samples of
+    /// its day file (those starting that day, and those still running from the day before).
+    func forEachDay(_ body: (String, Int64, [Sample]) throws(TSDBError) -> Void) throws(TSDBError) {
         var rng = SplitMix64(seed: options.seed)
         let u = Array(options.startDate.utf8)
         guard DayFileParser.isCalendarDate(options.startDate) else {
             throw TSDBError.invalidInput("start date \"\(options.startDate)\" is not YYYY-MM-DD")
         }
-        try FileSystem.requireEmptyOrMissing(
-            rawDirectory,
-            "synthetic data is written only into a new or empty raw/ folder, "
-                + "never over existing day files")
         func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
         let firstDay = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
         var carried: [Sample] = []
-        var total = 0
         var heart = HeartState()
         for d in 0..<options.days {
             let day = firstDay + Int64(d)
@@ -71,19 +92,8 @@ public struct HealthDataGenerator {
             carried = samples.filter { $0.end.microseconds > dayEnd || $0.start.microseconds >= dayEnd }
             let inFile = samples.filter { $0.start.microseconds < dayEnd }
             let (y, m, dd) = ISO8601.civil(day)
-            let date = monthKey(year: y, month: m) + "-" + (dd < 10 ? "0" : "") + String(dd)
-            let exported = ISO8601.format(dayEnd + 5 * Self.minute, TimeForm(offsetMinutes: 0, isZulu: true))
-            let bytes = DayFileWriter.dayFile(
-                date: date, exportedAt: exported,
-                deviceInfo: [("phone", Self.phone), ("watch", Self.watch), ("os_version", "iOS 18.2")],
-                samples: inFile)
-            let dir = rawDirectory + "/" + String(date.prefix(4)) + "/" + String(date.dropFirst(5).prefix(2))
-            try FileSystem.makeDirectories(dir)
-            try FileSystem.createNew(bytes, at: dir + "/" + date + ".json")
-            total += inFile.count
-            progress?(d + 1, options.days)
+            try body(monthKey(year: y, month: m) + "-" + (dd < 10 ? "0" : "") + String(dd), dayStart, inFile)
         }
-        return (options.days, total)
     }
 
     /// Europe/Paris with EU DST (last Sunday of March to last Sunday of October), or Singapore

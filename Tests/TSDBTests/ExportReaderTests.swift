@@ -160,6 +160,35 @@ final class ExportReaderTests: XCTestCase {
         XCTAssertTrue(wrong?.message.contains("no member whose root element is <HealthData>") ?? false)
     }
 
+    func testAGeneratedExportIsReadBackAsWritten() throws {
+        let folder = TemporaryFolder("generated-export")
+        defer { folder.cleanup() }
+        var options = HealthDataGenerator.Options()
+        options.days = 20
+        options.seed = 9
+        var generator = AppleExportGenerator(options: options)
+        generator.xmlName = "apple_health_export/exportar.xml"  // a Spanish phone
+        let path = folder.path + "/export.zip"
+        let written = try generator.write(to: path)
+        let inv = try ExportReader.inventory(of: path)
+        XCTAssertEqual(inv.records, written.records)
+        XCTAssertGreaterThan(written.records["HKQuantityTypeIdentifierHeartRate"] ?? 0, 10_000)
+        XCTAssertEqual(inv.workouts.values.reduce(0, +), written.workouts)
+        XCTAssertEqual(inv.workoutRoutes, written.workouts)
+        XCTAssertEqual(inv.correlations.values.reduce(0, +), written.correlations)
+        XCTAssertEqual(inv.activitySummaries, 20)
+        XCTAssertEqual(inv.heartbeats, written.heartbeats)
+        XCTAssertEqual(inv.xmlBytes, written.xmlBytes)
+        XCTAssertNotNil(inv.exportDate)
+        XCTAssertEqual(inv.otherMembers.filter { $0.hasSuffix(".gpx") }.count, written.workouts)
+        // Python's zipfile reads it too and finds every CRC right.
+        let check = try runProcess(
+            "/usr/bin/env",
+            ["python3", "-c", "import zipfile, sys; print(zipfile.ZipFile(sys.argv[1]).testzip())", path])
+        XCTAssertEqual(check.stdout, "None\n", check.stderr)
+        XCTAssertNotNil(caught { try generator.write(to: path) }, "an existing file is never replaced")
+    }
+
     func testImportCheckReportsWithoutWriting() throws {
         let folder = TemporaryFolder("import-check")
         defer { folder.cleanup() }
