@@ -43,12 +43,14 @@ public struct AppleExportGenerator {
         try zip.begin(xmlName)
         var xml = XMLText()
         xml.raw(Self.prologue)
+        // Health writes the export date first: the morning after the last generated day.
+        let first = HealthDataGenerator.firstDay(options.startDate) ?? 0
+        let exported = (first + Int64(options.days)) * 86_400_000_000 + 7 * 3_600_000_000
+        xml.raw(" <ExportDate value=\"\(Self.date(exported, exportOffset))\"/>\n")
         var day = 0
-        var lastEnd: Int64 = 0
         var routes: [(path: String, start: Int64, end: Int64)] = []
         try HealthDataGenerator(options: options).forEachDay { (date, dayStart, samples) throws(TSDBError) in
             for s in samples where s.start.microseconds >= dayStart {  // each sample once
-                lastEnd = max(lastEnd, s.end.microseconds)
                 if s.type == "HKWorkoutTypeIdentifier" {
                     let route = workout(s, &xml, exportOffset)
                     routes.append((route, s.start.microseconds, s.end.microseconds))
@@ -79,7 +81,7 @@ public struct AppleExportGenerator {
             try zip.write(xml.take())
             progress?(day, options.days)
         }
-        xml.raw(" <ExportDate value=\"\(Self.date(lastEnd + 3_600_000_000, exportOffset))\"/>\n</HealthData>\n")
+        xml.raw("</HealthData>\n")
         written.xmlBytes += xml.count
         try zip.write(xml.take())
         for r in routes {

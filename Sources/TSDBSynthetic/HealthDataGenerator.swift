@@ -69,16 +69,21 @@ public struct HealthDataGenerator {
         return (options.days, total)
     }
 
+    /// Days since 1970 of a `YYYY-MM-DD` start date.
+    static func firstDay(_ date: String) -> Int64? {
+        guard DayFileParser.isCalendarDate(date) else { return nil }
+        let u = Array(date.utf8)
+        func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
+        return ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
+    }
+
     /// Generates each day in turn: its date (`YYYY-MM-DD`), its first instant, and the samples of
     /// its day file (those starting that day, and those still running from the day before).
     func forEachDay(_ body: (String, Int64, [Sample]) throws(TSDBError) -> Void) throws(TSDBError) {
         var rng = SplitMix64(seed: options.seed)
-        let u = Array(options.startDate.utf8)
-        guard DayFileParser.isCalendarDate(options.startDate) else {
+        guard let firstDay = Self.firstDay(options.startDate) else {
             throw TSDBError.invalidInput("start date \"\(options.startDate)\" is not YYYY-MM-DD")
         }
-        func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
-        let firstDay = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
         var carried: [Sample] = []
         var heart = HeartState()
         for d in 0..<options.days {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TSDB
+import TSDBAppleHealth
 
 struct Compact: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,6 +91,8 @@ struct Compact: ParsableCommand {
 
     func compact(_ layout: StoreLayout, _ options: CompactionOptions) throws -> CompactionReport {
         var bar = ProgressBar("compacting")
+        var options = options
+        options.exportReader = ExportImport.exportReader  // the export kept by `tsdb import`, if any
         let report = try Compactor(layout: layout, options: options).run { p in
             bar.update(done: p.bytesDone, total: p.bytesTotal, detail: "\(p.filesDone)/\(p.filesTotal) files")
         }

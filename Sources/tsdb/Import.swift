@@ -4,29 +4,27 @@ import TSDBAppleHealth
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Read Apple Health's own export (export.zip, export.xml or the unzipped folder).",
+        abstract: "Import Apple Health's own export (export.zip, export.xml or the unzipped folder).",
         discussion:
-            "With --check, reads the whole export as a stream (the zip is never extracted) and reports what it holds: "
-            + "records per type, workouts, correlations, activity summaries, heartbeat series, routes and "
-            + "electrocardiograms, the dates covered and the sources. Nothing is written. Storing an export's "
-            + "samples in the store is the next step of this command and is not available yet.")
+            "Reads the whole export as a stream (the zip is never extracted; a damaged one is refused before "
+            + "anything is written), keeps it byte for byte as STORE/exports/<export date>.zip (the file you "
+            + "named is only read), and compacts: records and workouts join the day files' samples in the store. "
+            + "The newest kept export is the one read. Importing the same archive again changes nothing. "
+            + "With --check, only reads and reports what the export holds.")
 
     @Argument(help: "export.zip, export.xml, or the apple_health_export folder.")
     var export: String
 
-    @Flag(help: "Read and report only (required for now: storing comes next).")
+    @Flag(help: "Read and report only; write nothing.")
     var check = false
+
+    @OptionGroup var storeOption: StoreOption
 
     @Option(help: "Records per type listed (most first).")
     var top = 20
 
     func run() throws {
-        guard check else {
-            throw ValidationError(
-                "storing an export is not available yet; `tsdb import \(export) --check` reads it and reports "
-                    + "what it holds"
-            )
-        }
+        guard check else { return try store() }
         var bar = ProgressBar("reading")
         let clock = ContinuousClock()
         let start = clock.now
@@ -74,6 +72,38 @@ struct Import: ParsableCommand {
                     + "\(rest) more"
             )
         }
+    }
+}
+
+extension Import {
+    /// Keeps the export in the store's `exports/` and compacts.
+    func store() throws {
+        let layout = try importLayout()
+        var bar = ProgressBar("reading")
+        let kept = try ExportImport.keep(export, in: layout) { bar.update(done: $0, total: $1) }
+        bar.finish()
+        let records = kept.inventory.records.values.reduce(0, +)
+        let workouts = kept.inventory.workouts.values.reduce(0, +)
+        output(
+            (kept.alreadyImported ? "already imported as " : "kept as ") + kept.relativePath + ": "
+                + "\(formatCount(records)) records, \(formatCount(workouts)) workouts"
+                + (kept.inventory.exportDate.map { ", exported \($0)" } ?? ""))
+        let report = try Compact.parse([]).compact(layout, CompactionOptions())
+        if report.isPartial { throw ExitCode(2) }
+    }
+
+    /// The store folder: an existing one, or a new (or empty) folder given the usual layout.
+    func importLayout() throws -> StoreLayout {
+        let path = storeOption.path
+        let layout = StoreLayout(appleHealthDirectory: path)
+        let isNew = !FileSystem.exists(path)
+        let entries = !isNew && FileSystem.isDirectory(path) ? try FileSystem.list(path) : nil
+        let isEmpty = entries?.isEmpty ?? false
+        if isNew || isEmpty {
+            try FileSystem.makeDirectories(layout.rawDirectory)
+            return layout
+        }
+        return try storeOption.layout()
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TSDB
+import TSDBAppleHealth
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,7 +22,8 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         let layout = try storeOption.layout()
-        let verifier = StoreVerifier(layout: layout)
+        var verifier = StoreVerifier(layout: layout)
+        verifier.exportReader = ExportImport.exportReader
         var bar = ProgressBar("verifying")
         var report = try verifier.verify(deep: deep) { bar.update(done: $0, total: $1) }
         bar.finish()

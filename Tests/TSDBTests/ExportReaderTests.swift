@@ -192,12 +192,20 @@ final class ExportReaderTests: XCTestCase {
     func testImportCheckReportsWithoutWriting() throws {
         let folder = TemporaryFolder("import-check")
         defer { folder.cleanup() }
-        let r = try tsdbShell(["import", Self.sample, "--check"])
+        let r = try tsdbShell(["import", Self.sample, "--check", "--store", folder.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("8,038 records"), r.stdout)
         XCTAssertTrue(r.stdout.contains("heartbeat series"), r.stdout)
-        let withoutCheck = try tsdbShell(["import", Self.sample])
-        XCTAssertEqual(withoutCheck.status, 64)
-        XCTAssertTrue(withoutCheck.stderr.contains("--check"), withoutCheck.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "--check writes nothing")
+    }
+
+    func testImportRefusesAFolderThatIsNotAStore() throws {
+        let folder = TemporaryFolder("import-not-store")
+        defer { folder.cleanup() }
+        folder.write("my notes", to: "notes.txt")
+        let r = try tsdbShell(["import", Self.sample, "--store", folder.path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("found neither raw/"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["notes.txt"])
     }
 }

@@ -5,7 +5,7 @@
 #endif
 
 /// The samples of one day file, with strings interned into a file-local table.
-struct ParsedDayFile {
+package struct ParsedDayFile {
     /// The file's `date` field (`YYYY-MM-DD`), if present.
     var date: String?
     var samples: [PackedSample] = []
@@ -16,8 +16,17 @@ struct ParsedDayFile {
     var rawMetadata = ByteInterner()
     var rawMetadataCanonicalID: [Int32] = []
     /// ``ContentHash`` of the file's bytes and the UTC months its samples start in (set by the compactor).
-    var contentHash: UInt64 = 0
+    package var contentHash: UInt64 = 0
     var months: [MonthIndex] = []
+
+    package init() {}
+
+    /// Adds a sample read from another input (an Apple Health export), packing its strings.
+    package mutating func add(_ sample: Sample) {
+        samples.append(PackedSample(sample, strings: &strings))
+    }
+
+    package var sampleCount: Int { samples.count }
 }
 
 /// Parses a day file (Formats/raw-json-v1.md) into packed samples.

@@ -1,4 +1,4 @@
-/// A day file found under `raw/`.
+/// A day file found under `raw/`, or the newest Apple Health export under `exports/`.
 struct RawFile {
     /// Relative to `raw/`: `YYYY/MM/YYYY-MM-DD.json`.
     var relativePath: String
@@ -8,6 +8,11 @@ struct RawFile {
     var dateText: String
     var size: Int
     var mtimeNanoseconds: Int64
+
+    /// Relative paths of exports start here (manifest entries are relative to `raw/`).
+    static let exportPrefix = "../exports/"
+    /// An Apple Health export rather than a day file.
+    var isExport: Bool { relativePath.hasPrefix(Self.exportPrefix) }
 }
 
 /// What is under `raw/`: day files to read, entries that cannot be read (reported like bad
@@ -101,5 +106,40 @@ enum RawFileDiscovery {
         }
         out.files.sort { $0.day < $1.day }
         return out
+    }
+
+    /// Day files plus the newest export in `exports/` (named so that names sort by export date),
+    /// placed first: an export spans years, so it is merged before the day files stream past.
+    static func find(_ layout: StoreLayout) throws(TSDBError) -> RawListing {
+        var out = try find(rawDirectory: layout.rawDirectory)
+        guard FileSystem.isDirectory(layout.exportsDirectory) else { return out }
+        let archives = try FileSystem.list(layout.exportsDirectory).filter {
+            !$0.isDirectory && !$0.name.hasPrefix(".") && ($0.name.hasSuffix(".zip") || $0.name.hasSuffix(".xml"))
+        }
+        guard let newest = archives.max(by: { $0.name < $1.name }) else { return out }
+        let before = (out.files.first?.day ?? 1) - 1
+        out.files.insert(
+            RawFile(
+                relativePath: RawFile.exportPrefix + newest.name,
+                absolutePath: layout.exportsDirectory + "/" + newest.name, day: before, dateText: "",
+                size: newest.size, mtimeNanoseconds: newest.mtimeNanoseconds), at: 0)
+        return out
+    }
+}
+
+/// Reads an Apple Health export into packed samples: provided by the import subsystem (the engine
+/// does not depend on it), given to ``CompactionOptions`` and the verifier by their caller.
+package typealias ExportSampleReader = @Sendable (String) throws(TSDBError) -> ParsedDayFile
+
+extension RawFile {
+    /// Parses the file: a day file with the engine's parser, an export with `exportReader`.
+    func parse(_ bytes: UnsafeRawBufferPointer, exportReader: ExportSampleReader?) throws(TSDBError) -> ParsedDayFile {
+        guard isExport else { return try DayFileParser.parse(bytes, path: absolutePath) }
+        guard let exportReader else {
+            throw TSDBError.invalidInput(
+                "an Apple Health export, which this program cannot read (the tsdb command line can)", path: absolutePath
+            )
+        }
+        return try exportReader(absolutePath)
     }
 }

@@ -29,6 +29,8 @@ public struct CompactionOptions: Sendable {
     public var waitForLock = true
     /// Called when the store is locked by another process (its pid if known) before waiting.
     public var onLockWait: (@Sendable (Int32?) -> Void)?
+    /// Reads the newest Apple Health export in `exports/` (the import subsystem's reader).
+    package var exportReader: ExportSampleReader?
 
     public init() {}
 }
@@ -103,7 +105,7 @@ public final class Compactor {
             report.monthsRepaired = damage.months.count
         }
 
-        let listing = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
+        let listing = try RawFileDiscovery.find(layout)
         let files = listing.files
         report.skipped = listing.skipped
         report.ignored = listing.ignored
@@ -223,6 +225,7 @@ public final class Compactor {
     func startParsing(_ batch: [RawFile]) -> ParseJob {
         let job = ParseJob(count: batch.count)
         let parallel = options.threads > 1 && batch.count > 1
+        let reader = options.exportReader
         DispatchQueue.global().async {
             let work = { @Sendable (i: Int) in
                 let file = batch[i]
@@ -230,7 +233,7 @@ public final class Compactor {
                     let mapped = try MappedFile(path: file.absolutePath)
                     mapped.adviseSequential()
                     return try mapped.withBytes { (b) throws(TSDBError) in
-                        var parsed = try DayFileParser.parse(b, path: file.absolutePath)
+                        var parsed = try file.parse(b, exportReader: reader)
                         parsed.contentHash = ContentHash.hash(b)
                         parsed.months = Self.months(of: parsed.samples)
                         return parsed

@@ -1,6 +1,7 @@
 /// Where things live for one Apple Health folder:
 ///
 ///     <apple-health>/raw/YYYY/MM/YYYY-MM-DD.json   the day files (source of truth, never written)
+///     <apple-health>/exports/<date>.zip            Apple Health exports `tsdb import` kept (source of truth)
 ///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v2.md)
 ///     <apple-health>/tsdb/segments/<type>/<YYYY-MM>.g<generation>.seg
 public struct StoreLayout: Sendable, Equatable {
@@ -8,6 +9,9 @@ public struct StoreLayout: Sendable, Equatable {
     public let appleHealthDirectory: String
 
     public var rawDirectory: String { appleHealthDirectory + "/raw" }
+    /// Apple Health's own exports (`export.zip`), kept byte for byte by `tsdb import`; the newest
+    /// one is read by compaction with the day files.
+    public var exportsDirectory: String { appleHealthDirectory + "/exports" }
     public var storeDirectory: String { appleHealthDirectory + "/tsdb" }
     public var segmentsDirectory: String { storeDirectory + "/segments" }
     public var manifestPath: String { storeDirectory + "/MANIFEST" }
@@ -47,12 +51,10 @@ public struct StoreLayout: Sendable, Equatable {
         let lower = path.lowercased()
         let expected = "give the folder that holds raw/YYYY/MM/YYYY-MM-DD.json day files (or its tsdb/ store)"
         if lower.hasSuffix(".zip") {
-            return "is a file, not a folder: a .zip such as Apple Health's export.zip is not stored by this version "
-                + "(`tsdb import FILE --check` reads it and reports what it holds); " + expected
+            return "is a file, not a folder: Apple Health's export.zip is read by `tsdb import FILE`; " + expected
         }
         if lower.hasSuffix(".xml") {
-            return "is a file, not a folder: an .xml such as Apple Health's export.xml is not stored by this version "
-                + "(`tsdb import FILE --check` reads it and reports what it holds); " + expected
+            return "is a file, not a folder: Apple Health's export.xml is read by `tsdb import FILE`; " + expected
         }
         if lower.hasSuffix(".json") { return "is a file, not a folder (a day file?); " + expected }
         return "is a file, not a folder; " + expected

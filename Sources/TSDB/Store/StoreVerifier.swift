@@ -8,6 +8,9 @@
 public struct StoreVerifier {
     public let layout: StoreLayout
 
+    /// Reads an Apple Health export kept in `exports/` (the import subsystem's reader).
+    package var exportReader: ExportSampleReader?
+
     public init(layout: StoreLayout) { self.layout = layout }
 
     /// One problem found.
@@ -128,14 +131,14 @@ public struct StoreVerifier {
     /// (errors: their samples are not in the store). Only files the manifest does not match are
     /// read.
     private func noteChangedRawFiles(_ manifest: Manifest, _ report: inout Report) {
-        guard let listing = try? RawFileDiscovery.find(rawDirectory: layout.rawDirectory) else { return }
+        guard let listing = try? RawFileDiscovery.find(layout) else { return }
         for e in listing.skipped {
             report.findings.append(Finding(kind: .rawFileUnreadable, path: e.path, detail: e.message))
         }
         let plan = Compactor.IncrementalPlan(files: listing.files, previous: manifest)
         for f in plan.candidates {
             do throws(TSDBError) {
-                _ = try Self.parse(f)
+                _ = try parse(f)
                 let detail = plan.previousEntry[f.relativePath] == nil ? "added" : "modified"
                 report.findings.append(Finding(kind: .rawFileChanged, path: f.absolutePath, detail: detail))
             } catch {
@@ -152,7 +155,7 @@ public struct StoreVerifier {
     private func compareWithRaw(_ manifest: Manifest, _ readable: [String: SegmentReader], _ report: inout Report)
         throws(TSDBError)
     {
-        let listing = try RawFileDiscovery.find(rawDirectory: layout.rawDirectory)
+        let listing = try RawFileDiscovery.find(layout)
         let files = listing.files
         for e in listing.skipped {
             report.findings.append(Finding(kind: .rawFileUnreadable, path: e.path, detail: e.message))
@@ -161,7 +164,7 @@ public struct StoreVerifier {
         var filesByMonth: [MonthIndex: [RawFile]] = [:]
         for f in files {
             do throws(TSDBError) {
-                let parsed = try Self.parse(f)
+                let parsed = try parse(f)
                 for m in Compactor.months(of: parsed.samples) { filesByMonth[m, default: []].append(f) }
                 report.rawFilesChecked += 1
             } catch {
@@ -175,7 +178,7 @@ public struct StoreVerifier {
         for month in Set(filesByMonth.keys).union(storedByMonth.keys).sorted() {
             var expected: [String: [Sample: String]] = [:]
             for f in filesByMonth[month] ?? [] {
-                guard let parsed = try? Self.parse(f) else { continue }
+                guard let parsed = try? parse(f) else { continue }
                 var strings = parsed.strings
                 for p in parsed.samples where MonthIndex.containing(p.start).month == month {
                     let s = Sample(p, strings: &strings)
@@ -231,9 +234,10 @@ public struct StoreVerifier {
         }
     }
 
-    static func parse(_ f: RawFile) throws(TSDBError) -> ParsedDayFile {
+    func parse(_ f: RawFile) throws(TSDBError) -> ParsedDayFile {
         let mapped = try MappedFile(path: f.absolutePath)
-        let parsed = try mapped.withBytes { (b) throws(TSDBError) in try DayFileParser.parse(b, path: f.absolutePath) }
+        let reader = exportReader
+        let parsed = try mapped.withBytes { (b) throws(TSDBError) in try f.parse(b, exportReader: reader) }
         if let date = parsed.date, date != f.dateText {
             throw TSDBError.invalidInput(
                 "\"date\" is \"\(date)\" but the file name says \(f.dateText)", path: f.absolutePath)

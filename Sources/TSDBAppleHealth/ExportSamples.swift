@@ -1,0 +1,224 @@
+import TSDB
+
+/// Turns an Apple Health export into samples for compaction (`tsdb import`): each `Record` (a
+/// correlation's records once, from the top level where real exports repeat them) and each
+/// `Workout`, in the day files' form so that every query, chart and export treats them alike.
+///
+/// - Dates keep the offset written in the export (the phone's at export time).
+/// - Values keep their digits; category labels become HealthKit's integers (an unknown label is
+///   kept in the metadata as `HKCategoryValueLabel`, value null).
+/// - Metadata: every `MetadataEntry` as written (strings), plus `sourceVersion` and `creationDate`
+///   as `HKSourceVersion` and `HKCreationDate`; workouts carry the day files' keys
+///   (`workoutActivityType` as HealthKit's integer, totals and units as numbers and strings).
+public enum ExportSamples {
+    package static func read(_ path: String) throws(TSDBError) -> ParsedDayFile {
+        var inventory = ExportInventory(source: path)
+        var builder = Builder()
+        let take: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void = { e, _ in
+            builder.take(e)
+        }
+        try ExportReader.stream(path, into: &inventory, progress: { _, _ in }, take)
+        return builder.parsed
+    }
+
+    static let categoryValues: [String: Int64] = [
+        "HKCategoryValueSleepAnalysisInBed": 0, "HKCategoryValueSleepAnalysisAsleepUnspecified": 1,
+        "HKCategoryValueSleepAnalysisAsleep": 1, "HKCategoryValueSleepAnalysisAwake": 2,
+        "HKCategoryValueSleepAnalysisAsleepCore": 3, "HKCategoryValueSleepAnalysisAsleepDeep": 4,
+        "HKCategoryValueSleepAnalysisAsleepREM": 5, "HKCategoryValueAppleStandHourIdle": 0,
+        "HKCategoryValueAppleStandHourStood": 1, "HKCategoryValueNotApplicable": 0,
+        "HKCategoryValueLowCardioFitnessEventLowFitness": 1, "HKCategoryValueAudioExposureEventLoudEnvironment": 1,
+        "HKCategoryValueEnvironmentalAudioExposureEventMomentaryLimit": 1,
+    ]
+
+    /// `HKWorkoutActivityTypeRunning` → 37, from the catalog's names (`running`).
+    static let activityTypes: [String: Int64] = {
+        var out: [String: Int64] = [:]
+        for id in 0..<4000 {
+            let name = TypeCatalog().workoutName(Int64(id))
+            guard !name.hasPrefix("activity ") else { continue }
+            out["HKWorkoutActivityType" + name.prefix(1).uppercased() + name.dropFirst()] = Int64(id)
+        }
+        return out
+    }()
+
+    struct Builder {
+        var parsed = ParsedDayFile()
+        /// The element being read (a Record or Workout with children), and its metadata so far.
+        var open: (sample: Sample, metadata: [(String, JSONValueText)])?
+        var correlationDepth = 0
+
+        enum JSONValueText {
+            case string(String)
+            case number(String)
+        }
+
+        mutating func take(_ e: HealthXMLScanner.Element) {
+            switch e.kind {
+            case .end:
+                if e.isNamed("Correlation") { correlationDepth = max(0, correlationDepth - 1) }
+                if e.isNamed("Record") || e.isNamed("Workout") { close() }
+            case .start, .empty:
+                if e.isNamed("Correlation") {
+                    if e.kind == .start { correlationDepth += 1 }
+                } else if e.isNamed("Record") {
+                    // A correlation's records appear again at top level: take those only.
+                    guard correlationDepth == 0, let s = record(e) else { return }
+                    open = s
+                    if e.kind == .empty { close() }
+                } else if e.isNamed("Workout") {
+                    guard let s = workout(e) else { return }
+                    open = s
+                    if e.kind == .empty { close() }
+                } else if e.isNamed("MetadataEntry"), open != nil, let key = e.attribute("key") {
+                    open!.metadata.append((key, .string(e.attribute("value") ?? "")))
+                }
+            }
+        }
+
+        mutating func close() {
+            guard var (sample, metadata) = open else { return }
+            open = nil
+            if !metadata.isEmpty {
+                var seen = Set<String>()
+                var json: [UInt8] = [UInt8(ascii: "{")]
+                for (k, v) in metadata.sorted(by: { $0.0 < $1.0 }) where seen.insert(k).inserted {
+                    if json.count > 1 { json.append(UInt8(ascii: ",")) }
+                    DayFileWriter.appendJSONString(k, to: &json)
+                    json.append(UInt8(ascii: ":"))
+                    switch v {
+                    case .string(let s): DayFileWriter.appendJSONString(s, to: &json)
+                    case .number(let n): json += Array(n.utf8)
+                    }
+                }
+                json.append(UInt8(ascii: "}"))
+                sample.metadata = .text(String(decoding: json, as: UTF8.self))
+            }
+            parsed.add(sample)
+        }
+
+        func span(_ e: HealthXMLScanner.Element) -> (Timestamp, Timestamp)? {
+            guard let s = e.rawAttribute("startDate").flatMap(HealthDate.parse),
+                let t = e.rawAttribute("endDate").flatMap(HealthDate.parse), t.micros >= s.micros
+            else { return nil }
+            func stamp(_ p: (micros: Int64, offsetMinutes: Int)) -> Timestamp {
+                Timestamp(microseconds: p.micros, form: TimeForm(offsetMinutes: Int16(p.offsetMinutes)))
+            }
+            return (stamp(s), stamp(t))
+        }
+
+        func common(_ e: HealthXMLScanner.Element) -> [(String, JSONValueText)] {
+            var m: [(String, JSONValueText)] = []
+            if let v = e.attribute("sourceVersion") { m.append(("HKSourceVersion", .string(v))) }
+            if let v = e.attribute("creationDate") { m.append(("HKCreationDate", .string(v))) }
+            return m
+        }
+
+        func record(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONValueText)])? {
+            guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
+            var metadata = common(e)
+            var value = SampleValue.absent
+            if let text = e.attribute("value") {
+                if let number = ExportSamples.number(text) {
+                    value = number
+                } else if let category = ExportSamples.categoryValues[text] {
+                    value = .decimal(ExactDecimal(mantissa: category, scale: 0))
+                } else {
+                    value = .null
+                    metadata.append(("HKCategoryValueLabel", .string(text)))
+                }
+            }
+            let sample = Sample(
+                type: type, start: start, end: end, value: value, unit: OptionalText(e.attribute("unit")),
+                source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
+            return (sample, metadata)
+        }
+
+        func workout(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONValueText)])? {
+            guard let (start, end) = span(e) else { return nil }
+            var metadata = common(e)
+            if let label = e.attribute("workoutActivityType") {
+                if let id = ExportSamples.activityTypes[label] {
+                    metadata.append(("workoutActivityType", .number(String(id))))
+                } else {
+                    metadata.append(("workoutActivityTypeName", .string(label)))
+                }
+            }
+            for key: StaticString in ["duration", "totalDistance", "totalEnergyBurned"] {
+                if let v = e.attribute(key), ExportSamples.number(v) != nil {
+                    metadata.append(("\(key)", .number(v)))
+                }
+            }
+            for key: StaticString in ["durationUnit", "totalDistanceUnit", "totalEnergyBurnedUnit"] {
+                if let v = e.attribute(key) { metadata.append(("\(key)", .string(v))) }
+            }
+            let sample = Sample(
+                type: "HKWorkoutTypeIdentifier", start: start, end: end, value: .null, unit: .null,
+                source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
+            return (sample, metadata)
+        }
+    }
+
+    /// A JSON-style number written in the export, kept digit for digit.
+    static func number(_ text: String) -> SampleValue? {
+        var t = text
+        return t.withUTF8 { b -> SampleValue? in
+            guard !b.isEmpty else { return nil }
+            var k = 0
+            var negative = false
+            if b[0] == UInt8(ascii: "-") {
+                negative = true
+                k = 1
+            }
+            var mantissa: Int64 = 0
+            var digits = 0
+            var scale = 0
+            var seenDot = false
+            while k < b.count {
+                let c = b[k]
+                if c == UInt8(ascii: ".") && !seenDot && digits > 0 {
+                    seenDot = true
+                } else if c >= 48 && c <= 57 {
+                    digits += 1
+                    if seenDot { scale += 1 }
+                    guard digits <= 18 else { return isJSONNumber(text) ? .numberText(text) : nil }
+                    mantissa = mantissa * 10 + Int64(c - 48)
+                } else {
+                    // Exponents and other forms: kept as text when they are numbers at all.
+                    return isJSONNumber(text) ? .numberText(text) : nil
+                }
+                k += 1
+            }
+            guard digits > 0, !(seenDot && scale == 0), !(negative && mantissa == 0) else {
+                return isJSONNumber(text) ? .numberText(text) : nil
+            }
+            return .decimal(ExactDecimal(mantissa: negative ? -mantissa : mantissa, scale: UInt8(scale)))
+        }
+    }
+
+    /// JSON's number grammar: `-? int frac? exp?` (so the text can be written back as JSON).
+    static func isJSONNumber(_ text: String) -> Bool {
+        var u = Array(text.utf8)[...]
+        func digits() -> Int {
+            var n = 0
+            while let c = u.first, c >= 48 && c <= 57 {
+                u = u.dropFirst()
+                n += 1
+            }
+            return n
+        }
+        if u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+        guard let first = u.first, first >= 48 && first <= 57 else { return false }
+        if first == 48 { u = u.dropFirst() } else { _ = digits() }
+        if u.first == UInt8(ascii: ".") {
+            u = u.dropFirst()
+            guard digits() > 0 else { return false }
+        }
+        if u.first == UInt8(ascii: "e") || u.first == UInt8(ascii: "E") {
+            u = u.dropFirst()
+            if u.first == UInt8(ascii: "+") || u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return u.isEmpty
+    }
+}

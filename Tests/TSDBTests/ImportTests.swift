@@ -1,0 +1,133 @@
+import Foundation
+import XCTest
+
+@testable import TSDB
+@testable import TSDBAppleHealth
+@testable import TSDBSynthetic
+
+/// `tsdb import`: the export kept byte for byte in `exports/`, its records and workouts stored
+/// with the day files' samples, nothing written when it is damaged, nothing changed on a re-import.
+final class ImportTests: XCTestCase {
+    func testTheRealSampleIsStoredRecordForRecordAndKeptUntouched() throws {
+        let folder = TemporaryFolder("import-real")
+        defer { folder.cleanup() }
+        let original = ExportReaderTests.sample
+        let before = try FileManager.default.attributesOfItem(atPath: original)[.modificationDate] as? Date
+        let originalBytes = sha(original)
+        let store = folder.path + "/store"
+        let r = try tsdbShell(["import", original, "--store", store])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("kept as exports/2023-05-13_103612+0200.zip"), r.stdout)
+        XCTAssertEqual(sha(store + "/exports/2023-05-13_103612+0200.zip"), originalBytes, "kept byte for byte")
+        XCTAssertEqual(sha(original), originalBytes, "the user's file is only read")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: original)[.modificationDate] as? Date, before)
+
+        // Every record is a sample of its type.
+        let inventory = try ExportReader.inventory(of: original)
+        let s = try Store(at: store)
+        XCTAssertEqual(
+            Dictionary(uniqueKeysWithValues: s.types.map { ($0.type, $0.sampleCount) }), inventory.records)
+
+        // Heart rates sample by sample against Python's own parse: instant, digits, unit, source.
+        let script = """
+            import zipfile, sys, re, json, datetime, xml.etree.ElementTree as ET
+            data = zipfile.ZipFile(sys.argv[1]).read('apple_health_export/export.xml')
+            root = ET.fromstring(re.sub(rb'<!DOCTYPE.*?]>', b'', data, flags=re.S))
+            def us(t): return int(datetime.datetime.strptime(t, '%Y-%m-%d %H:%M:%S %z').timestamp()) * 1000000
+            for r in root.iter('Record'):
+                if r.get('type') == 'HKQuantityTypeIdentifierHeartRate':
+                    print(json.dumps([us(r.get('startDate')), r.get('value'), r.get('unit'), r.get('sourceName')]))
+            """
+        let py = try runProcess("/usr/bin/env", ["python3", "-c", script, original])
+        XCTAssertEqual(py.status, 0, py.stderr)
+        var stored: [String] = []
+        var cursor = try s.samples(of: "HKQuantityTypeIdentifierHeartRate")
+        while let x = try cursor.next() {
+            let row: [Any] = [x.start.microseconds, x.value.description, x.unit.string ?? "", x.source.string ?? ""]
+            stored.append(String(decoding: try JSONSerialization.data(withJSONObject: row), as: UTF8.self))
+        }
+        let expected = py.stdout.split(separator: "\n").map {
+            String(
+                decoding: try! JSONSerialization.data(
+                    withJSONObject: JSONSerialization.jsonObject(with: Data($0.utf8))), as: UTF8.self)
+        }
+        XCTAssertEqual(stored.count, 400)
+        XCTAssertEqual(stored.sorted(), expected.sorted())
+
+        // The same archive again changes nothing.
+        let manifest = sha(store + "/tsdb/MANIFEST")
+        let again = try tsdbShell(["import", original, "--store", store])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("already imported"), again.stdout)
+        XCTAssertTrue(again.stdout.contains("up to date"), again.stdout)
+        XCTAssertEqual(sha(store + "/tsdb/MANIFEST"), manifest)
+        let verify = try tsdbShell(["verify", "--deep", "--store", store])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+    }
+
+    func testWorkoutsCorrelationsAndSleepFromAGeneratedExport() throws {
+        let folder = TemporaryFolder("import-generated")
+        defer { folder.cleanup() }
+        var options = HealthDataGenerator.Options()
+        options.days = 21
+        options.startDate = "2025-03-01"
+        let written = try AppleExportGenerator(options: options).write(to: folder.path + "/export.zip")
+        let store = folder.path + "/store"
+        let r = try tsdbShell(["import", folder.path + "/export.zip", "--store", store])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let s = try Store(at: store)
+        let counts = Dictionary(uniqueKeysWithValues: s.types.map { ($0.type, $0.sampleCount) })
+        XCTAssertEqual(
+            counts["HKQuantityTypeIdentifierHeartRate"], written.records["HKQuantityTypeIdentifierHeartRate"])
+        // A reading is in its correlation and again at top level: stored once.
+        let systolic = "HKQuantityTypeIdentifierBloodPressureSystolic"
+        XCTAssertEqual(counts[systolic].map { $0 * 2 }, written.records[systolic])
+        XCTAssertEqual(counts["HKWorkoutTypeIdentifier"], written.workouts)
+
+        let workouts = try s.workouts(from: .min, to: .max)
+        XCTAssertEqual(workouts.count, written.workouts)
+        XCTAssertTrue(
+            workouts.allSatisfy { $0.activity != nil && !$0.name.hasPrefix("activity") }, "\(workouts.map(\.name))")
+        XCTAssertTrue(workouts.contains { $0.distance != nil && $0.distanceUnit != nil })
+        // Sleep labels became HealthKit's values: nights with stages.
+        var o = AggregateOptions()
+        o.zone = try TimeZoneRules.named("Europe/Paris")
+        let nights = try s.sleepNights(options: o)
+        XCTAssertGreaterThan(nights.count, 15)
+        // (The first and last nights are cut by the range of generated days.)
+        XCTAssertGreaterThanOrEqual(nights.count { ($0.secondsByValue[4] ?? 0) > 0 }, nights.count - 2, "deep sleep")
+    }
+
+    func testADamagedExportWritesNothing() throws {
+        let folder = TemporaryFolder("import-damaged")
+        defer { folder.cleanup() }
+        var options = HealthDataGenerator.Options()
+        options.days = 3
+        try AppleExportGenerator(options: options).write(to: folder.path + "/export.zip")
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/export.zip")))
+        for k in 300..<340 { bytes[k] ^= 0xA5 }
+        folder.write(bytes: bytes, to: "damaged.zip")
+        let store = try generatedStore("import-damaged-store", days: 2)
+        defer { store.cleanup() }
+        let before = snapshot(store.path)
+        let r = try tsdbShell(["import", folder.path + "/damaged.zip", "--store", store.path])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("member apple_health_export/export.xml"), r.stderr)
+        XCTAssertEqual(Set(snapshot(store.path).keys), Set(before.keys), "no file added")
+        for (path, (data, _)) in snapshot(store.path) { XCTAssertEqual(data, before[path]?.0, path) }
+    }
+
+    func testDayFilesAndAnExportLiveSideBySide() throws {
+        let store = try generatedStore("import-beside", days: 5)
+        defer { store.cleanup() }
+        let dayFileTypes = Set(try Store(at: store.path).types.map(\.type))
+        let r = try tsdbShell(["import", ExportReaderTests.sample, "--store", store.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let s = try Store(at: store.path)
+        XCTAssertTrue(dayFileTypes.isSubset(of: Set(s.types.map(\.type))), "the day files' samples stay")
+        XCTAssertTrue(s.types.contains { $0.type == "HKQuantityTypeIdentifierWalkingSpeed" }, "the export's join them")
+        let compact = try tsdbShell(["compact", store.path])
+        XCTAssertTrue(compact.stdout.contains("up to date"), compact.stdout)
+        XCTAssertEqual(try tsdbShell(["verify", "--deep", "--store", store.path]).status, 0)
+    }
+}
