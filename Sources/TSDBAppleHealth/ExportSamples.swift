@@ -10,6 +10,11 @@ import TSDB
 /// - Metadata: every `MetadataEntry` as written (strings), plus `sourceVersion` and `creationDate`
 ///   as `HKSourceVersion` and `HKCreationDate`; workouts carry the day files' keys
 ///   (`workoutActivityType` as HealthKit's integer, totals and units as numbers and strings).
+/// - A heart-rate-variability record's beats (`InstantaneousBeatsPerMinute`, times of day only)
+///   become `HKDataTypeIdentifierHeartbeatSeries` samples at absolute instants, anchored on the
+///   record's start (a beat before it by more than an hour is on the next day).
+/// - Each `ActivitySummary` becomes an `HKActivitySummaryTypeIdentifier` sample spanning its day
+///   (at the export's offset), its figures and goals in the metadata as written.
 public enum ExportSamples {
     package static func read(_ path: String) throws(TSDBError) -> ParsedDayFile {
         var inventory = ExportInventory(source: path)
@@ -47,6 +52,8 @@ public enum ExportSamples {
         /// The element being read (a Record or Workout with children), and its metadata so far.
         var open: (sample: Sample, metadata: [(String, JSONValueText)])?
         var correlationDepth = 0
+        /// The offset of the export date (the phone's at export): activity summaries' days use it.
+        var exportOffset = 0
 
         enum JSONValueText {
             case string(String)
@@ -72,6 +79,12 @@ public enum ExportSamples {
                     if e.kind == .empty { close() }
                 } else if e.isNamed("MetadataEntry"), open != nil, let key = e.attribute("key") {
                     open!.metadata.append((key, .string(e.attribute("value") ?? "")))
+                } else if e.isNamed("InstantaneousBeatsPerMinute"), let record = open?.sample {
+                    beat(e, of: record)
+                } else if e.isNamed("ActivitySummary") {
+                    activitySummary(e)
+                } else if e.isNamed("ExportDate"), let p = e.rawAttribute("value").flatMap(HealthDate.parse) {
+                    exportOffset = p.offsetMinutes
                 }
             }
         }
@@ -95,6 +108,44 @@ public enum ExportSamples {
                 sample.metadata = .text(String(decoding: json, as: UTF8.self))
             }
             parsed.add(sample)
+        }
+
+        static let heartbeatType = "HKDataTypeIdentifierHeartbeatSeries"
+
+        mutating func beat(_ e: HealthXMLScanner.Element, of record: Sample) {
+            guard let bpm = e.attribute("bpm").flatMap(ExportSamples.number), let time = e.attribute("time"),
+                let (micros, fraction) = ExportSamples.timeOfDay(time)
+            else { return }
+            let offset = Int64(record.start.form.offsetMinutes) * 60_000_000
+            let localStart = record.start.microseconds + offset
+            let midnight = localStart - ((localStart % 86_400_000_000) + 86_400_000_000) % 86_400_000_000
+            var local = midnight + micros
+            if local < localStart - 3_600_000_000 { local += 86_400_000_000 }  // past midnight
+            let at = Timestamp(
+                microseconds: local - offset,
+                form: TimeForm(offsetMinutes: record.start.form.offsetMinutes, fractionDigits: fraction))
+            parsed.add(
+                Sample(
+                    type: Self.heartbeatType, start: at, end: at, value: bpm, unit: .text("count/min"),
+                    source: record.source, device: record.device))
+        }
+
+        mutating func activitySummary(_ e: HealthXMLScanner.Element) {
+            guard let date = e.attribute("dateComponents"), DayFileParser.isCalendarDate(date) else { return }
+            let u = Array(date.utf8)
+            func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
+            let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
+            let start = day * 86_400_000_000 - Int64(exportOffset) * 60_000_000
+            let form = TimeForm(offsetMinutes: Int16(exportOffset))
+            var metadata: [(String, JSONValueText)] = []
+            for (k, v) in e.attributes where k != "dateComponents" { metadata.append((k, .string(v))) }
+            open = (
+                Sample(
+                    type: "HKActivitySummaryTypeIdentifier", start: Timestamp(microseconds: start, form: form),
+                    end: Timestamp(microseconds: start + 86_400_000_000, form: form), value: .null, unit: .null),
+                metadata
+            )
+            close()
         }
 
         func span(_ e: HealthXMLScanner.Element) -> (Timestamp, Timestamp)? {
@@ -220,5 +271,37 @@ public enum ExportSamples {
             guard digits() > 0 else { return false }
         }
         return u.isEmpty
+    }
+
+    /// A beat's time of day in the phone's locale: `00:20:37,80`, `0:20:37.80`, `12:20:37.80 AM`,
+    /// `1:05:02 PM` → µs since midnight and the fraction's digits.
+    static func timeOfDay(_ text: String) -> (Int64, UInt8)? {
+        var t = text.uppercased()
+        var pm: Bool?
+        for (suffix, isPM) in [("PM", true), ("AM", false), ("P.M.", true), ("A.M.", false)] where t.hasSuffix(suffix) {
+            pm = isPM
+            t = String(t.dropLast(suffix.count))
+            while let last = t.last, last == " " || last == "\u{202F}" || last == "\u{A0}" { t.removeLast() }
+            break
+        }
+        let parts = t.split(separator: ":")
+        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), m < 60 else { return nil }
+        let secondsParts = parts[2].split(whereSeparator: { $0 == "," || $0 == "." })
+        guard (1...2).contains(secondsParts.count), let s = Int(secondsParts[0]), s < 60 else { return nil }
+        var fraction: Int64 = 0
+        var digits: UInt8 = 0
+        if secondsParts.count == 2 {
+            let f = secondsParts[1].prefix(6)
+            guard let v = Int64(f) else { return nil }
+            digits = UInt8(f.count)
+            fraction = v * [1, 100_000, 10_000, 1000, 100, 10, 1][f.count]
+        }
+        var hour = h
+        if let pm {
+            guard (1...12).contains(h) else { return nil }
+            hour = h % 12 + (pm ? 12 : 0)
+        }
+        guard hour < 24 else { return nil }
+        return ((Int64(hour) * 3600 + Int64(m) * 60 + Int64(s)) * 1_000_000 + fraction, digits)
     }
 }

@@ -25,8 +25,9 @@ final class ImportTests: XCTestCase {
         // Every record is a sample of its type.
         let inventory = try ExportReader.inventory(of: original)
         let s = try Store(at: store)
-        XCTAssertEqual(
-            Dictionary(uniqueKeysWithValues: s.types.map { ($0.type, $0.sampleCount) }), inventory.records)
+        var expectedTypes = inventory.records
+        expectedTypes["HKDataTypeIdentifierHeartbeatSeries"] = inventory.heartbeats  // 13,081 beats
+        XCTAssertEqual(Dictionary(uniqueKeysWithValues: s.types.map { ($0.type, $0.sampleCount) }), expectedTypes)
 
         // Heart rates sample by sample against Python's own parse: instant, digits, unit, source.
         let script = """
@@ -83,6 +84,14 @@ final class ImportTests: XCTestCase {
         let systolic = "HKQuantityTypeIdentifierBloodPressureSystolic"
         XCTAssertEqual(counts[systolic].map { $0 * 2 }, written.records[systolic])
         XCTAssertEqual(counts["HKWorkoutTypeIdentifier"], written.workouts)
+        XCTAssertEqual(counts["HKActivitySummaryTypeIdentifier"], 21, "one summary a day")
+        XCTAssertEqual(counts["HKDataTypeIdentifierHeartbeatSeries"], written.heartbeats)
+        let summary = try tsdbShell([
+            "query", "ActivitySummary", "--store", store, "--range", "2025-03-05", "--tz", "Europe/Paris", "--format",
+            "csv",
+        ])
+        XCTAssertTrue(summary.stdout.contains("2025-03-05T00:00:00+01:00,2025-03-06T00:00:00+01:00"), summary.stdout)
+        XCTAssertTrue(summary.stdout.contains("activeEnergyBurnedGoal"), summary.stdout)
 
         let workouts = try s.workouts(from: .min, to: .max)
         XCTAssertEqual(workouts.count, written.workouts)
@@ -129,5 +138,46 @@ final class ImportTests: XCTestCase {
         let compact = try tsdbShell(["compact", store.path])
         XCTAssertTrue(compact.stdout.contains("up to date"), compact.stdout)
         XCTAssertEqual(try tsdbShell(["verify", "--deep", "--store", store.path]).status, 0)
+    }
+
+    func testBeatTimesInEveryLocaleAndAcrossMidnight() throws {
+        let cases: [(String, Int64?)] = [
+            ("00:20:37,80", (20 * 60 + 37) * 1_000_000 + 800_000), ("0:20:37.80", (20 * 60 + 37) * 1_000_000 + 800_000),
+            ("12:20:37.80 AM", (20 * 60 + 37) * 1_000_000 + 800_000),
+            ("1:05:02 PM", (13 * 3600 + 5 * 60 + 2) * 1_000_000),
+            ("12:00:00 PM", 12 * 3600 * 1_000_000),
+            ("11:59:59,5 p.m.", (23 * 3600 + 59 * 60 + 59) * 1_000_000 + 500_000),
+            ("24:00:00", nil), ("13:00:00 PM", nil), ("1:60:00", nil), ("noon", nil),
+        ]
+        for (text, expected) in cases {
+            XCTAssertEqual(ExportSamples.timeOfDay(text)?.0, expected, text)
+        }
+        // A series that starts a second before midnight continues on the next day.
+        let folder = TemporaryFolder("beats")
+        defer { folder.cleanup() }
+        folder.write(
+            """
+            <HealthData locale="en_US">
+             <ExportDate value="2025-03-10 09:00:00 +0100"/>
+             <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" value="41.5"
+              startDate="2025-03-01 23:59:59 +0100" endDate="2025-03-02 00:01:00 +0100">
+              <HeartRateVariabilityMetadataList>
+               <InstantaneousBeatsPerMinute bpm="58" time="11:59:59.50 PM"/>
+               <InstantaneousBeatsPerMinute bpm="61" time="12:00:00.75 AM"/>
+              </HeartRateVariabilityMetadataList>
+             </Record>
+            </HealthData>
+
+            """, to: "export.xml")
+        let parsed = try ExportSamples.read(folder.path + "/export.xml")
+        var strings = parsed.strings
+        let beats = parsed.samples.map { unpack($0, &strings) }.filter {
+            $0.type == "HKDataTypeIdentifierHeartbeatSeries"
+        }
+        XCTAssertEqual(
+            beats.map(\.start.description), ["2025-03-01T23:59:59.50+01:00", "2025-03-02T00:00:00.75+01:00"])
+        XCTAssertEqual(beats.map(\.value.description), ["58", "61"])
+        let hrv = parsed.samples.map { unpack($0, &strings) }.first { $0.type.hasSuffix("SDNN") }
+        XCTAssertEqual(hrv?.value.description, "41.5", "digits as written")
     }
 }

@@ -23,6 +23,7 @@ public enum TypeNames {
     /// The short name: the identifier without its HealthKit prefix (`HeartRate`, `Workout`).
     public static func shortName(_ identifier: String) -> String {
         if identifier == "HKWorkoutTypeIdentifier" { return "Workout" }
+        if identifier == "HKActivitySummaryTypeIdentifier" { return "ActivitySummary" }
         for p in prefixes where identifier.hasPrefix(p) && identifier.count > p.count {
             return String(identifier.dropFirst(p.count))
         }
