@@ -136,17 +136,22 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
     if !r.isFullRebuild {
         let touched = r.filesTouched > 0 ? ", \(r.filesTouched) touched (same content)" : ""
         let files =
-            "\(plural(r.filesAdded, "day file")) added, \(r.filesChanged) changed, \(r.filesDeleted) deleted, "
+            "\(plural(r.filesAdded, r.exportsRead > 0 ? "file" : "day file")) added, \(r.filesChanged) changed, "
+            + "\(r.filesDeleted) deleted, "
             + "\(formatCount(r.filesUnchanged)) unchanged" + touched
+            + (r.exportsRead > 0 ? "; the Apple Health export was read" : "")
         let months =
             "\(r.monthsRebuilt) rebuilt from raw files, \(r.monthsAppended) extended with new files; "
             + "\(plural(r.segmentsWritten, "segment")) written"
         return "updated in \(milliseconds) ms: \(files)\n  months:    \(months)\n" + store
     }
     let throughput = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
-    let read =
-        "compacted \(plural(r.filesRead, "day file")) (\(formatBytes(r.bytesRead)) of JSON) in "
-        + "\(fixed(r.elapsedSeconds, 2)) s — \(fixed(throughput, 0)) MB/s"
+    let inputs =
+        r.exportsRead == 0
+        ? "\(plural(r.filesRead, "day file")) (\(formatBytes(r.bytesRead)) of JSON)"
+        : "\(plural(r.filesRead - r.exportsRead, "day file")) and an Apple Health export "
+            + "(\(formatBytes(r.bytesRead)) read)"
+    let read = "compacted \(inputs) in \(fixed(r.elapsedSeconds, 2)) s — \(fixed(throughput, 0)) MB/s"
     let samples =
         "\(formatCount(r.samplesRead)) read, \(formatCount(r.duplicatesDropped)) identical repeats "
         + "(within or across day files) stored once"

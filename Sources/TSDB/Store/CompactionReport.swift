@@ -2,6 +2,8 @@
 public struct CompactionReport: Sendable {
     public var filesRead = 0
     public var bytesRead = 0
+    /// Of the files read, Apple Health exports (kept by `tsdb import`) rather than day files.
+    public var exportsRead = 0
     /// Files not compacted, each with the reason (file, offset, line). Their samples are not in the store.
     public var skipped: [TSDBError] = []
     /// Non-fatal findings (e.g. unknown keys ignored), prefixed with the file.

@@ -209,6 +209,7 @@ public final class Compactor {
             }
             report.filesRead += 1
             report.bytesRead += file.size
+            if file.isExport { report.exportsRead += 1 }
             report.samplesRead += parsed.samples.count
             report.warnings += parsed.warnings.map { "\(file.absolutePath): \($0)" }
             return parsed
