@@ -19,7 +19,7 @@ enum Endpoints {
 
     /// The first and last day file's date and the days missing between them.
     static func days(_ r: APIRequest) -> JSONText {
-        let names = r.store.manifest.rawFiles.compactMap { e -> String? in
+        let names = r.store.manifest.dayFiles.compactMap { e -> String? in
             let name = String(e.path.split(separator: "/").last?.prefix(10) ?? "")
             return name.count == 10 ? name : nil
         }.sorted()

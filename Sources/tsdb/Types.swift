@@ -59,11 +59,15 @@ struct Stats: ParsableCommand {
         output(
             renderTable(["type", "samples", "first", "last", "segments", "bytes", "bytes/sample"], rows), terminator: ""
         )
-        let raw = store.manifest.rawFiles.reduce(0) { $0 + $1.size }
+        let manifest = store.manifest
+        let raw = manifest.dayFiles.reduce(0) { $0 + $1.size }
         output(
-            "raw JSON: \(plural(store.manifest.rawFiles.count, "day file")), \(formatBytes(raw)); store "
+            "raw JSON: \(plural(manifest.dayFiles.count, "day file")), \(formatBytes(raw)); store "
                 + "is \(fixed(bytes == 0 ? 0 : Double(raw) / Double(bytes), 1))× smaller"
         )
+        for export in manifest.rawFiles where export.isExport {
+            output("Apple Health export: \(export.path.dropFirst(3)), \(formatBytes(export.size))")
+        }
         let gaps = store.missingDays
         if gaps.isEmpty {
             output("missing days: none")

@@ -130,9 +130,16 @@ final class ImportTests: XCTestCase {
         let store = try generatedStore("import-beside", days: 5)
         defer { store.cleanup() }
         let dayFileTypes = Set(try Store(at: store.path).types.map(\.type))
+        let statsBefore = try tsdbShell(["stats", "--store", store.path]).stdout
         let r = try tsdbShell(["import", ExportReaderTests.sample, "--store", store.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let s = try Store(at: store.path)
+        // The kept export is no day file: no days "missing" between it and the day files.
+        XCTAssertEqual(s.missingDays, [])
+        let dayFileLines = { (text: String) in
+            text.split(separator: "\n").filter { $0.contains("day files") }.map { $0.prefix { $0 != ";" } }
+        }
+        XCTAssertEqual(dayFileLines(try tsdbShell(["stats", "--store", store.path]).stdout), dayFileLines(statsBefore))
         XCTAssertTrue(dayFileTypes.isSubset(of: Set(s.types.map(\.type))), "the day files' samples stay")
         XCTAssertTrue(s.types.contains { $0.type == "HKQuantityTypeIdentifierWalkingSpeed" }, "the export's join them")
         let compact = try tsdbShell(["compact", store.path])

@@ -21,7 +21,14 @@ public struct Manifest: Sendable, Equatable {
         public var maxEnd: Int64
     }
 
+    /// The day files among the raw entries (the others are the Apple Health export kept in
+    /// `exports/`, recorded as `../exports/<name>`).
+    public var dayFiles: [RawFileEntry] { rawFiles.filter { !$0.isExport } }
+
     public struct RawFileEntry: Sendable, Equatable {
+        /// An Apple Health export kept by `tsdb import` rather than a day file.
+        public var isExport: Bool { path.hasPrefix(RawFile.exportPrefix) }
+
         /// Relative to `raw/`, e.g. `2025/03/2025-03-01.json`.
         public var path: String
         public var size: Int

@@ -265,7 +265,7 @@ extension Store {
     /// `YYYY-MM-DD` (the exporter backfills missed days; these are the ones still missing).
     public var missingDays: [ClosedRange<String>] {
         let days = Set(
-            manifest.rawFiles.compactMap { entry -> Int64? in
+            manifest.dayFiles.compactMap { entry -> Int64? in
                 let name = entry.path.split(separator: "/").last.map { String($0.prefix(10)) } ?? ""
                 guard DayFileParser.isCalendarDate(name) else { return nil }
                 let u = Array(name.utf8)
