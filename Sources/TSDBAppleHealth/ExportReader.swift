@@ -138,7 +138,6 @@ public enum ExportReader {
 
 /// Counts what `inventory` reports, element by element.
 struct InventoryCounter {
-    var inWorkout = false
     var first = Int64.max
     var last = Int64.min
     /// The last few distinct `type`/`sourceName` values: consecutive records mostly repeat them,
@@ -147,10 +146,7 @@ struct InventoryCounter {
     var sources = RecentStrings()
 
     mutating func count(_ e: HealthXMLScanner.Element, _ inv: inout ExportInventory) {
-        guard e.kind != .end else {
-            if e.isNamed("Workout") { inWorkout = false }
-            return
-        }
+        guard e.kind != .end else { return }
         if e.isNamed("Record") {
             inv.records[types.string(e.rawAttribute("type")) ?? "?", default: 0] += 1
             noteSpan(e, &inv)
@@ -170,7 +166,6 @@ struct InventoryCounter {
         case "Me": inv.me = e.attributes
         case "Workout":
             inv.workouts[e.attribute("workoutActivityType") ?? "?", default: 0] += 1
-            inWorkout = e.kind == .start
             noteSpan(e, &inv)
         case "Correlation":
             inv.correlations[e.attribute("type") ?? "?", default: 0] += 1
@@ -241,9 +236,4 @@ enum HealthDate {
     }
 
     static func instant(_ b: UnsafeRawBufferPointer) -> Int64? { parse(b)?.micros }
-
-    static func instant(_ text: String) -> Int64? {
-        var t = text
-        return t.withUTF8 { instant(UnsafeRawBufferPointer($0)) }
-    }
 }

@@ -37,15 +37,10 @@ public enum ExportSamples {
     ]
 
     /// `HKWorkoutActivityTypeRunning` → 37, from the catalog's names (`running`).
-    static let activityTypes: [String: Int64] = {
-        var out: [String: Int64] = [:]
-        for id in 0..<4000 {
-            let name = TypeCatalog().workoutName(Int64(id))
-            guard !name.hasPrefix("activity ") else { continue }
-            out["HKWorkoutActivityType" + name.prefix(1).uppercased() + name.dropFirst()] = Int64(id)
-        }
-        return out
-    }()
+    static let activityTypes: [String: Int64] = Dictionary(
+        TypeCatalog.builtInWorkoutActivities.map { id, name in
+            ("HKWorkoutActivityType" + name.prefix(1).uppercased() + name.dropFirst(), id)
+        }, uniquingKeysWith: min)
 
     struct Builder {
         var parsed = ParsedDayFile()
@@ -210,41 +205,13 @@ public enum ExportSamples {
         }
     }
 
-    /// A JSON-style number written in the export, kept digit for digit.
+    /// A number written in the export, kept digit for digit as the day-file parser keeps one (a
+    /// short decimal, else its text); nil for anything that is not a JSON number.
     static func number(_ text: String) -> SampleValue? {
+        guard isJSONNumber(text) else { return nil }
         var t = text
-        return t.withUTF8 { b -> SampleValue? in
-            guard !b.isEmpty else { return nil }
-            var k = 0
-            var negative = false
-            if b[0] == UInt8(ascii: "-") {
-                negative = true
-                k = 1
-            }
-            var mantissa: Int64 = 0
-            var digits = 0
-            var scale = 0
-            var seenDot = false
-            while k < b.count {
-                let c = b[k]
-                if c == UInt8(ascii: ".") && !seenDot && digits > 0 {
-                    seenDot = true
-                } else if c >= 48 && c <= 57 {
-                    digits += 1
-                    if seenDot { scale += 1 }
-                    guard digits <= 18 else { return isJSONNumber(text) ? .numberText(text) : nil }
-                    mantissa = mantissa * 10 + Int64(c - 48)
-                } else {
-                    // Exponents and other forms: kept as text when they are numbers at all.
-                    return isJSONNumber(text) ? .numberText(text) : nil
-                }
-                k += 1
-            }
-            guard digits > 0, !(seenDot && scale == 0), !(negative && mantissa == 0) else {
-                return isJSONNumber(text) ? .numberText(text) : nil
-            }
-            return .decimal(ExactDecimal(mantissa: negative ? -mantissa : mantissa, scale: UInt8(scale)))
-        }
+        let decimal = t.withUTF8 { DayFileParser.exactDecimal(UnsafeRawBufferPointer($0)) }
+        return decimal.map(SampleValue.decimal) ?? .numberText(text)
     }
 
     /// JSON's number grammar: `-? int frac? exp?` (so the text can be written back as JSON).

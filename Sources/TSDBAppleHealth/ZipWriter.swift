@@ -21,28 +21,24 @@ package final class ZipWriter {
         buffer.deallocate()
     }
 
-    private static func le<T: FixedWidthInteger>(_ v: T, _ out: inout [UInt8]) {
-        withUnsafeBytes(of: v.littleEndian) { out += $0 }
-    }
-
     /// Starts a deflated member; its bytes follow through ``write(_:)``.
     package func begin(_ name: String) throws(TSDBError) {
         try end()
-        var header: [UInt8] = []
-        Self.le(ZipArchive.localHeader, &header)
-        Self.le(UInt16(45), &header)  // version needed: ZIP64
-        Self.le(UInt16(1 << 3 | 1 << 11), &header)  // sizes in a data descriptor; UTF-8 name
-        Self.le(UInt16(8), &header)  // deflate
-        Self.le(UInt32(0), &header)  // time and date
-        Self.le(UInt32(0), &header)  // CRC, sizes: in the descriptor
-        Self.le(UInt32(0), &header)
-        Self.le(UInt32(0), &header)
+        var header = ByteWriter()
+        header.u32(ZipArchive.localHeader)
+        header.u16(45)  // version needed: ZIP64
+        header.u16(1 << 3 | 1 << 11)  // sizes in a data descriptor; UTF-8 name
+        header.u16(8)  // deflate
+        header.u32(0)  // time and date
+        header.u32(0)  // CRC, sizes: in the descriptor
+        header.u32(0)
+        header.u32(0)
         let nameBytes = Array(name.utf8)
-        Self.le(UInt16(nameBytes.count), &header)
-        Self.le(UInt16(0), &header)
-        header += nameBytes
+        header.u16(UInt16(nameBytes.count))
+        header.u16(0)
+        header.append(nameBytes)
         current = (name, file.size, crc32(0, nil, 0), 0, 0)
-        try file.append(header)
+        try file.append(header.bytes)
         guard
             deflateInit2_(
                 &stream, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -84,12 +80,12 @@ package final class ZipWriter {
         deflateEnd(&stream)
         let c = current!
         current = nil
-        var descriptor: [UInt8] = []
-        Self.le(UInt32(0x0807_4B50), &descriptor)
-        Self.le(UInt32(truncatingIfNeeded: c.crc), &descriptor)
-        Self.le(UInt64(c.compressed), &descriptor)  // ZIP64 descriptor: 8-byte sizes
-        Self.le(UInt64(c.size), &descriptor)
-        try file.append(descriptor)
+        var descriptor = ByteWriter()
+        descriptor.u32(UInt32(0x0807_4B50))
+        descriptor.u32(UInt32(truncatingIfNeeded: c.crc))
+        descriptor.u64(UInt64(c.compressed))  // ZIP64 descriptor: 8-byte sizes
+        descriptor.u64(UInt64(c.size))
+        try file.append(descriptor.bytes)
         entries.append((c.name, UInt32(truncatingIfNeeded: c.crc), c.compressed, c.size, c.offset))
     }
 
@@ -98,57 +94,57 @@ package final class ZipWriter {
     package func finish() throws(TSDBError) {
         try end()
         let directoryStart = file.size
-        var directory: [UInt8] = []
+        var directory = ByteWriter()
         for e in entries {
             let name = Array(e.name.utf8)
-            Self.le(ZipArchive.centralHeader, &directory)
-            Self.le(UInt16(45), &directory)  // made by
-            Self.le(UInt16(45), &directory)  // needed
-            Self.le(UInt16(1 << 3 | 1 << 11), &directory)
-            Self.le(UInt16(8), &directory)
-            Self.le(UInt32(0), &directory)
-            Self.le(e.crc, &directory)
-            Self.le(UInt32.max, &directory)  // sizes and offset in the ZIP64 extra field
-            Self.le(UInt32.max, &directory)
-            Self.le(UInt16(name.count), &directory)
-            Self.le(UInt16(28), &directory)  // extra: id, length, three u64
-            Self.le(UInt16(0), &directory)  // comment
-            Self.le(UInt16(0), &directory)  // disk
-            Self.le(UInt16(0), &directory)  // internal attributes
-            Self.le(UInt32(0), &directory)  // external attributes
-            Self.le(UInt32.max, &directory)
-            directory += name
-            Self.le(UInt16(1), &directory)
-            Self.le(UInt16(24), &directory)
-            Self.le(UInt64(e.size), &directory)
-            Self.le(UInt64(e.compressed), &directory)
-            Self.le(UInt64(e.offset), &directory)
+            directory.u32(ZipArchive.centralHeader)
+            directory.u16(45)  // made by
+            directory.u16(45)  // needed
+            directory.u16(1 << 3 | 1 << 11)
+            directory.u16(8)
+            directory.u32(0)
+            directory.u32(e.crc)
+            directory.u32(.max)  // sizes and offset in the ZIP64 extra field
+            directory.u32(.max)
+            directory.u16(UInt16(name.count))
+            directory.u16(28)  // extra: id, length, three u64
+            directory.u16(0)  // comment
+            directory.u16(0)  // disk
+            directory.u16(0)  // internal attributes
+            directory.u32(0)  // external attributes
+            directory.u32(.max)
+            directory.append(name)
+            directory.u16(1)
+            directory.u16(24)
+            directory.u64(UInt64(e.size))
+            directory.u64(UInt64(e.compressed))
+            directory.u64(UInt64(e.offset))
         }
         let zip64End = directoryStart + directory.count
         // ZIP64 end of central directory record and locator, then the classic end record.
-        Self.le(ZipArchive.zip64End, &directory)
-        Self.le(UInt64(44), &directory)
-        Self.le(UInt16(45), &directory)
-        Self.le(UInt16(45), &directory)
-        Self.le(UInt32(0), &directory)
-        Self.le(UInt32(0), &directory)
-        Self.le(UInt64(entries.count), &directory)
-        Self.le(UInt64(entries.count), &directory)
-        Self.le(UInt64(zip64End - directoryStart), &directory)
-        Self.le(UInt64(directoryStart), &directory)
-        Self.le(ZipArchive.zip64Locator, &directory)
-        Self.le(UInt32(0), &directory)
-        Self.le(UInt64(zip64End), &directory)
-        Self.le(UInt32(1), &directory)
-        Self.le(ZipArchive.endOfCentralDirectory, &directory)
-        Self.le(UInt16(0), &directory)
-        Self.le(UInt16(0), &directory)
-        Self.le(UInt16.max, &directory)
-        Self.le(UInt16.max, &directory)
-        Self.le(UInt32.max, &directory)
-        Self.le(UInt32.max, &directory)
-        Self.le(UInt16(0), &directory)
-        try file.append(directory)
+        directory.u32(ZipArchive.zip64End)
+        directory.u64(44)
+        directory.u16(45)
+        directory.u16(45)
+        directory.u32(0)
+        directory.u32(0)
+        directory.u64(UInt64(entries.count))
+        directory.u64(UInt64(entries.count))
+        directory.u64(UInt64(zip64End - directoryStart))
+        directory.u64(UInt64(directoryStart))
+        directory.u32(ZipArchive.zip64Locator)
+        directory.u32(0)
+        directory.u64(UInt64(zip64End))
+        directory.u32(1)
+        directory.u32(ZipArchive.endOfCentralDirectory)
+        directory.u16(0)
+        directory.u16(0)
+        directory.u16(.max)
+        directory.u16(.max)
+        directory.u32(.max)
+        directory.u32(.max)
+        directory.u16(0)
+        try file.append(directory.bytes)
         try file.publish()
     }
 }

@@ -1,3 +1,5 @@
+import TSDB
+
 /// A column of one row group, encoded into uncompressed pages (Formats/parquet-v1.md §5).
 struct EncodedColumn {
     struct DataPage {
@@ -22,13 +24,13 @@ enum ColumnValue: Hashable {
     case bytes([UInt8])
 
     /// PLAIN encoding (§4.1): doubles as 8 little-endian bytes, byte arrays length-prefixed.
-    func appendPlain(to out: inout [UInt8]) {
+    func appendPlain(to out: inout ByteWriter) {
         switch self {
-        case .int64(let v): ParquetEncoder.appendLittleEndian(v, to: &out)
-        case .double(let d): ParquetEncoder.appendLittleEndian(d.bitPattern, to: &out)
+        case .int64(let v): out.i64(v)
+        case .double(let d): out.f64(d)
         case .bytes(let b):
-            ParquetEncoder.appendLittleEndian(UInt32(b.count), to: &out)
-            out += b
+            out.u32(UInt32(b.count))
+            out.append(b)
         }
     }
 
@@ -36,9 +38,9 @@ enum ColumnValue: Hashable {
     var statisticsBytes: [UInt8] {
         switch self {
         case .int64, .double:
-            var out: [UInt8] = []
+            var out = ByteWriter()
             appendPlain(to: &out)
-            return out
+            return out.bytes
         case .bytes(let b): return b
         }
     }
@@ -73,13 +75,9 @@ extension EncodedColumn {
             start = end
         }
         func bytes(_ v: Int64) -> [UInt8] {
-            var out: [UInt8] = []
-            if schema.physicalType == .int32 {
-                ParquetEncoder.appendLittleEndian(Int32(truncatingIfNeeded: v), to: &out)
-            } else {
-                ParquetEncoder.appendLittleEndian(v, to: &out)
-            }
-            return out
+            var out = ByteWriter()
+            if schema.physicalType == .int32 { out.i32(Int32(truncatingIfNeeded: v)) } else { out.i64(v) }
+            return out.bytes
         }
         let statistics = ColumnStatistics(
             nullCount: 0, minValue: values.min().map(bytes), maxValue: values.max().map(bytes))
@@ -91,7 +89,7 @@ extension EncodedColumn {
     /// page, then RLE_DICTIONARY data pages. Entries that no row uses are kept (ids stay the
     /// segment's) but do not count in the statistics.
     static func dictionary(_ schema: ColumnSchema, ids: [Int32], entries: [ColumnValue]) -> EncodedColumn {
-        var plain: [UInt8] = []
+        var plain = ByteWriter()
         for e in entries { e.appendPlain(to: &plain) }
         var used = [Bool](repeating: false, count: entries.count)
         for id in ids where id >= 0 { used[Int(id)] = true }
@@ -102,14 +100,15 @@ extension EncodedColumn {
         while start < ids.count || pages.isEmpty {
             let end = min(ids.count, start + rowsPerPage)
             let slice = ids[start..<end]
-            var payload = schema.isOptional ? definitionLevels(slice.map { $0 >= 0 }) : []
-            payload.append(UInt8(width))
-            payload += ParquetEncoder.rleHybrid(slice.filter { $0 >= 0 }.map { UInt64($0) }, width: width)
-            pages.append(DataPage(valueCount: end - start, encoding: .rleDictionary, payload: payload))
+            var payload = ByteWriter()
+            if schema.isOptional { definitionLevels(slice.map { $0 >= 0 }, to: &payload) }
+            payload.u8(UInt8(width))
+            payload.append(ParquetEncoder.rleHybrid(slice.filter { $0 >= 0 }.map { UInt64($0) }, width: width))
+            pages.append(DataPage(valueCount: end - start, encoding: .rleDictionary, payload: payload.bytes))
             start = end
         }
         return EncodedColumn(
-            schema: schema, dictionary: (entries.count, plain), pages: pages,
+            schema: schema, dictionary: (entries.count, plain.bytes), pages: pages,
             statistics: statistics(present, nullCount: ids.count(where: { $0 < 0 })),
             encodings: [.plain, .rle, .rleDictionary])
     }
@@ -121,9 +120,10 @@ extension EncodedColumn {
         var start = 0
         while start < rows.count || pages.isEmpty {
             let end = min(rows.count, start + rowsPerPage)
-            var payload = schema.isOptional ? definitionLevels(rows[start..<end].map { $0 != nil }) : []
+            var payload = ByteWriter()
+            if schema.isOptional { definitionLevels(rows[start..<end].map { $0 != nil }, to: &payload) }
             for case let v? in rows[start..<end] { v.appendPlain(to: &payload) }
-            pages.append(DataPage(valueCount: end - start, encoding: .plain, payload: payload))
+            pages.append(DataPage(valueCount: end - start, encoding: .plain, payload: payload.bytes))
             start = end
         }
         let present = rows.compactMap { $0 }
@@ -134,11 +134,10 @@ extension EncodedColumn {
 
     /// Definition levels of a flat optional column (§5.2): 1 present, 0 null, as an RLE hybrid of
     /// width 1 behind its 4-byte length.
-    static func definitionLevels(_ present: [Bool]) -> [UInt8] {
+    static func definitionLevels(_ present: [Bool], to out: inout ByteWriter) {
         let levels = ParquetEncoder.rleHybrid(present.map { $0 ? 1 : 0 }, width: 1)
-        var out: [UInt8] = []
-        ParquetEncoder.appendLittleEndian(UInt32(levels.count), to: &out)
-        return out + levels
+        out.u32(UInt32(levels.count))
+        out.append(levels)
     }
 
     static func statistics(_ values: [ColumnValue], nullCount: Int) -> ColumnStatistics {

@@ -1,24 +1,13 @@
-/// Parquet's value encodings (Formats/parquet-v1.md §4), written into byte arrays.
+import TSDB
+
+/// Parquet's value encodings (Formats/parquet-v1.md §4), written through the engine's ByteWriter.
 enum ParquetEncoder {
     /// Bits needed for values `0 ... maxValue`.
     static func bitWidth(_ maxValue: UInt64) -> Int { maxValue == 0 ? 0 : 64 - maxValue.leadingZeroBitCount }
 
-    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
-
-    static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { out += $0 }
-    }
-
     /// Packs `values` (each < 2^width) least-significant bit first, as the hybrid's bit-packed
     /// runs and DELTA_BINARY_PACKED miniblocks do; the count must fill whole bytes.
-    static func appendBitPacked(_ values: ArraySlice<UInt64>, width: Int, to out: inout [UInt8]) {
+    static func appendBitPacked(_ values: ArraySlice<UInt64>, width: Int, to out: inout ByteWriter) {
         guard width > 0 else { return }
         var buffer: UInt64 = 0
         var buffered = 0
@@ -27,7 +16,7 @@ enum ParquetEncoder {
             buffer |= v << UInt64(buffered)
             let room = 64 - buffered
             if width >= room {
-                appendLittleEndian(buffer, to: &out)
+                out.u64(buffer)
                 buffer = room == 64 ? 0 : v >> UInt64(room)
                 buffered = width - room
             } else {
@@ -36,7 +25,7 @@ enum ParquetEncoder {
         }
         var remaining = buffered
         while remaining > 0 {
-            out.append(UInt8(truncatingIfNeeded: buffer))
+            out.u8(UInt8(truncatingIfNeeded: buffer))
             buffer >>= 8
             remaining -= 8
         }
@@ -45,7 +34,7 @@ enum ParquetEncoder {
     /// The RLE / bit-packing hybrid (§4.2) of `values`, each < 2^width: runs of eight or more
     /// equal values become RLE runs, the rest bit-packed groups of eight.
     static func rleHybrid(_ values: [UInt64], width: Int) -> [UInt8] {
-        var out: [UInt8] = []
+        var out = ByteWriter()
         let valueBytes = (width + 7) / 8
         var literals: [UInt64] = []
         func flushLiterals(padTo8 pad: Bool) {
@@ -54,7 +43,7 @@ enum ParquetEncoder {
             var i = 0
             while i < literals.count {
                 let groups = min((literals.count - i) / 8, 63)
-                appendVarint(UInt64(groups << 1 | 1), to: &out)
+                out.uvarint(UInt64(groups << 1 | 1))
                 appendBitPacked(literals[i..<i + groups * 8], width: width, to: &out)
                 i += groups * 8
             }
@@ -72,10 +61,10 @@ enum ParquetEncoder {
                     run -= 1
                 }
                 flushLiterals(padTo8: false)
-                appendVarint(UInt64(run) << 1, to: &out)
+                out.uvarint(UInt64(run) << 1)
                 var v = values[i]
                 for _ in 0..<valueBytes {
-                    out.append(UInt8(truncatingIfNeeded: v))
+                    out.u8(UInt8(truncatingIfNeeded: v))
                     v >>= 8
                 }
             } else {
@@ -85,7 +74,7 @@ enum ParquetEncoder {
         }
         // The last bit-packed group may be padded: readers stop at the page's value count.
         flushLiterals(padTo8: true)
-        return out
+        return out.bytes
     }
 
     /// DELTA_BINARY_PACKED (§4.3) of 64-bit integers: blocks of 128 values in four miniblocks of
@@ -94,13 +83,13 @@ enum ParquetEncoder {
         let blockSize = 128
         let miniblocks = 4
         let miniblockSize = blockSize / miniblocks
-        var out: [UInt8] = []
-        appendVarint(UInt64(blockSize), to: &out)
-        appendVarint(UInt64(miniblocks), to: &out)
-        appendVarint(UInt64(values.count), to: &out)
+        var out = ByteWriter()
+        out.uvarint(UInt64(blockSize))
+        out.uvarint(UInt64(miniblocks))
+        out.uvarint(UInt64(values.count))
         let first = values.first ?? 0
-        appendVarint(UInt64(bitPattern: (first << 1) ^ (first >> 63)), to: &out)
-        guard values.count > 1 else { return out }
+        out.varint(first)
+        guard values.count > 1 else { return out.bytes }
         var deltas = [Int64](repeating: 0, count: blockSize)
         var packed = [UInt64](repeating: 0, count: miniblockSize)
         var i = 1
@@ -111,7 +100,7 @@ enum ParquetEncoder {
                 deltas[k] = values[i + k] &- values[i + k - 1]
                 minDelta = min(minDelta, deltas[k])
             }
-            appendVarint(UInt64(bitPattern: (minDelta << 1) ^ (minDelta >> 63)), to: &out)
+            out.varint(minDelta)
             let used = (n + miniblockSize - 1) / miniblockSize
             var widths = [Int](repeating: 0, count: miniblocks)
             for m in 0..<used {
@@ -121,7 +110,7 @@ enum ParquetEncoder {
                 }
                 widths[m] = bitWidth(maxOffset)
             }
-            for w in widths { out.append(UInt8(w)) }
+            for w in widths { out.u8(UInt8(w)) }
             // Miniblocks past the last value are not written; the last one is padded with zeros.
             for m in 0..<used {
                 for k in 0..<miniblockSize {
@@ -132,6 +121,6 @@ enum ParquetEncoder {
             }
             i += n
         }
-        return out
+        return out.bytes
     }
 }

@@ -59,9 +59,11 @@ final class ParquetFileWriter {
     func finish(createdBy: String) throws(TSDBError) -> Int {
         let footer = FileMetadata(schema: schema, rowGroups: rowGroups, keyValues: keyValues, createdBy: createdBy)
             .encoded()
-        var tail = footer
-        ParquetEncoder.appendLittleEndian(UInt32(footer.count), to: &tail)
-        try file.append(tail + Self.magic)
+        var tail = ByteWriter(capacity: footer.count + 8)
+        tail.append(footer)
+        tail.u32(UInt32(footer.count))
+        tail.append(Self.magic)
+        try file.append(tail.bytes)
         try file.publish()
         return file.size
     }

@@ -1,3 +1,5 @@
+import TSDB
+
 /// Writes Apache Thrift's compact protocol, the encoding of every Parquet metadata structure
 /// (Formats/parquet-v1.md §3): field headers carry the field-id delta and type in one byte,
 /// integers are zigzag varints, strings are a varint length and the bytes.
@@ -18,31 +20,23 @@ struct ThriftCompactWriter {
         case structure = 12
     }
 
-    private(set) var bytes: [UInt8] = []
+    private var out = ByteWriter()
+    var bytes: [UInt8] { out.bytes }
     /// The last field id written in each open struct: headers hold the delta from it.
     private var lastFieldIDs: [Int16] = [0]
 
     init() {}
 
-    mutating func writeVarint(_ value: UInt64) {
-        var v = value
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
+    mutating func writeVarint(_ value: UInt64) { out.uvarint(value) }
 
-    mutating func writeZigzag(_ value: Int64) {
-        writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
-    }
+    mutating func writeZigzag(_ value: Int64) { out.varint(value) }
 
     mutating func fieldHeader(_ id: Int16, _ type: FieldType) {
         let delta = Int(id) - Int(lastFieldIDs[lastFieldIDs.count - 1])
         if delta > 0 && delta <= 15 {
-            bytes.append(UInt8(delta) << 4 | type.rawValue)
+            out.u8(UInt8(delta) << 4 | type.rawValue)
         } else {
-            bytes.append(type.rawValue)
+            out.u8(type.rawValue)
             writeZigzag(Int64(id))
         }
         lastFieldIDs[lastFieldIDs.count - 1] = id
@@ -60,7 +54,7 @@ struct ThriftCompactWriter {
 
     mutating func field(_ id: Int16, byte value: Int8) {
         fieldHeader(id, .byte)
-        bytes.append(UInt8(bitPattern: value))
+        out.u8(UInt8(bitPattern: value))
     }
 
     /// Booleans live in the field header's type nibble.
@@ -70,8 +64,7 @@ struct ThriftCompactWriter {
 
     mutating func field(_ id: Int16, binary value: [UInt8]) {
         fieldHeader(id, .binary)
-        writeVarint(UInt64(value.count))
-        bytes += value
+        writeBinary(value)
     }
 
     mutating func field(_ id: Int16, string value: String) {
@@ -91,9 +84,9 @@ struct ThriftCompactWriter {
     ) {
         fieldHeader(id, .list)
         if count < 15 {
-            bytes.append(UInt8(count) << 4 | element.rawValue)
+            out.u8(UInt8(count) << 4 | element.rawValue)
         } else {
-            bytes.append(0xF0 | element.rawValue)
+            out.u8(0xF0 | element.rawValue)
             writeVarint(UInt64(count))
         }
         body(&self)
@@ -103,12 +96,12 @@ struct ThriftCompactWriter {
     mutating func writeStruct(_ body: (inout ThriftCompactWriter) -> Void) {
         lastFieldIDs.append(0)
         body(&self)
-        bytes.append(0)  // stop
+        out.u8(0)  // stop
         lastFieldIDs.removeLast()
     }
 
     mutating func writeBinary(_ value: [UInt8]) {
-        writeVarint(UInt64(value.count))
-        bytes += value
+        out.uvarint(UInt64(value.count))
+        out.append(value)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import TSDB
+@testable import TSDBAppleHealth
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -13,14 +14,6 @@ final class AppleHealthExport: NSObject, XMLParserDelegate {
     private(set) var samples: [Sample] = []
     private var current: Sample?
     private var metadata: [(String, String)] = []
-
-    static let categoryValues: [String: Int64] = [
-        "HKCategoryValueSleepAnalysisInBed": 0, "HKCategoryValueSleepAnalysisAsleepUnspecified": 1,
-        "HKCategoryValueSleepAnalysisAsleep": 1, "HKCategoryValueSleepAnalysisAwake": 2,
-        "HKCategoryValueSleepAnalysisAsleepCore": 3, "HKCategoryValueSleepAnalysisAsleepDeep": 4,
-        "HKCategoryValueSleepAnalysisAsleepREM": 5, "HKCategoryValueAppleStandHourIdle": 0,
-        "HKCategoryValueAppleStandHourStood": 1, "HKCategoryValueNotApplicable": 0,
-    ]
 
     static func load(zip: String, into folder: String) throws -> [Sample] {
         let unzip = Process()
@@ -47,10 +40,9 @@ final class AppleHealthExport: NSObject, XMLParserDelegate {
 
     /// `2021-11-09 02:25:29 +0200` → the same instant and offset as a timestamp.
     static func timestamp(_ text: String) -> Timestamp? {
-        let p = text.split(separator: " ")
-        guard p.count == 3, p[2].count == 5 else { return nil }
-        let zone = p[2].prefix(3) + ":" + p[2].suffix(2)
-        return Timestamp("\(p[0])T\(p[1])\(zone)")
+        var t = text
+        guard let p = t.withUTF8({ HealthDate.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        return Timestamp(microseconds: p.micros, form: TimeForm(offsetMinutes: Int16(p.offsetMinutes)))
     }
 
     func parser(
@@ -62,7 +54,7 @@ final class AppleHealthExport: NSObject, XMLParserDelegate {
         {
             var value = SampleValue.absent
             if let v = a["value"] {
-                if let n = Self.categoryValues[v] {
+                if let n = ExportSamples.categoryValues[v] {
                     value = .decimal(ExactDecimal(mantissa: n, scale: 0))
                 } else {
                     var bytes = Array(v.utf8)

@@ -1,19 +1,21 @@
-/// An append-only little-endian byte buffer used by every writer in the engine.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+/// An append-only little-endian byte buffer used by every writer in the engine (and by the
+/// Parquet and zip writers beside it).
+package struct ByteWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    package mutating func u8(_ v: UInt8) { bytes.append(v) }
 
-    mutating func u16(_ v: UInt16) { littleEndian(v) }
-    mutating func u32(_ v: UInt32) { littleEndian(v) }
-    mutating func u64(_ v: UInt64) { littleEndian(v) }
+    package mutating func u16(_ v: UInt16) { littleEndian(v) }
+    package mutating func u32(_ v: UInt32) { littleEndian(v) }
+    package mutating func u64(_ v: UInt64) { littleEndian(v) }
     mutating func i16(_ v: Int16) { littleEndian(UInt16(bitPattern: v)) }
-    mutating func i64(_ v: Int64) { littleEndian(UInt64(bitPattern: v)) }
-    mutating func f64(_ v: Double) { littleEndian(v.bitPattern) }
+    package mutating func i32(_ v: Int32) { littleEndian(UInt32(bitPattern: v)) }
+    package mutating func i64(_ v: Int64) { littleEndian(UInt64(bitPattern: v)) }
+    package mutating func f64(_ v: Double) { littleEndian(v.bitPattern) }
 
     private mutating func littleEndian<T: FixedWidthInteger>(_ v: T) {
         var le = v.littleEndian
@@ -21,7 +23,7 @@ struct ByteWriter {
     }
 
     /// Unsigned LEB128 (7 bits a byte, low groups first).
-    mutating func uvarint(_ v: UInt64) {
+    package mutating func uvarint(_ v: UInt64) {
         var v = v
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -31,10 +33,16 @@ struct ByteWriter {
     }
 
     /// Zigzag-mapped signed LEB128.
-    mutating func varint(_ v: Int64) { uvarint(ZigZag.encode(v)) }
+    package mutating func varint(_ v: Int64) { uvarint(ZigZag.encode(v)) }
 
-    mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
-    mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
+    package mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+    package mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
+
+    /// Hands the bytes over and starts again empty (keeping the capacity).
+    package mutating func take() -> [UInt8] {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        return bytes
+    }
 
     /// A length-prefixed UTF-8 string.
     mutating func string(_ s: String) {

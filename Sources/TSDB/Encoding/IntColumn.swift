@@ -63,13 +63,7 @@ enum IntColumn {
             var start = 1
             while start < n {
                 let end = min(start + miniblockSize, n)
-                var lo = Int64.max
-                var hi = Int64.min
-                for i in start..<end {
-                    let d = values[i] &- values[i - 1]
-                    lo = min(lo, d)
-                    hi = max(hi, d)
-                }
+                let (lo, hi) = deltaRange(values, start..<end)
                 let width = bitWidth(UInt64(bitPattern: hi &- lo))
                 out.varint(lo)
                 out.u8(UInt8(width))
@@ -95,19 +89,27 @@ enum IntColumn {
         }
     }
 
+    /// The smallest and largest difference between neighbours over `range` (each with the value
+    /// before it; `range` starts at 1 or later).
+    @inline(__always)
+    static func deltaRange(_ values: UnsafeBufferPointer<Int64>, _ range: Range<Int>) -> (Int64, Int64) {
+        var lo = Int64.max
+        var hi = Int64.min
+        for i in range {
+            let d = values[i] &- values[i - 1]
+            lo = min(lo, d)
+            hi = max(hi, d)
+        }
+        return (lo, hi)
+    }
+
     /// Bytes the miniblock encoding would take (headers estimated at their varint length).
     static func miniblockCost(_ values: UnsafeBufferPointer<Int64>) -> Int {
         var total = 10
         var start = 1
         while start < values.count {
             let end = min(start + miniblockSize, values.count)
-            var lo = Int64.max
-            var hi = Int64.min
-            for i in start..<end {
-                let d = values[i] &- values[i - 1]
-                lo = min(lo, d)
-                hi = max(hi, d)
-            }
+            let (lo, hi) = deltaRange(values, start..<end)
             let zig = ZigZag.encode(lo)
             total += 1 + (zig == 0 ? 1 : (64 - zig.leadingZeroBitCount + 6) / 7)
             total += packedByteCount(count: end - start, width: bitWidth(UInt64(bitPattern: hi &- lo)))

@@ -78,7 +78,7 @@ public struct TypeCatalog: Sendable {
     ]
 
     /// The exporter's own decoder ring (the seed's types.json), used when no types.json is present.
-    static let builtInWorkoutActivities: [Int64: String] = [
+    package static let builtInWorkoutActivities: [Int64: String] = [
         37: "running", 13: "cycling", 46: "swimming", 52: "walking", 20: "functionalStrengthTraining", 35: "yoga",
         63: "highIntensityIntervalTraining", 3000: "other",
     ]

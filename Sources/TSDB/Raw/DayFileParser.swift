@@ -322,7 +322,7 @@ package enum DayFileParser {
 
     /// A JSON number as an exact short decimal, or nil when it needs the text fallback
     /// (exponent, more than 18 significant digits or fraction digits, negative zero).
-    static func exactDecimal(_ t: UnsafeRawBufferPointer) -> ExactDecimal? {
+    package static func exactDecimal(_ t: UnsafeRawBufferPointer) -> ExactDecimal? {
         var i = 0
         let negative = t[0] == UInt8(ascii: "-")
         if negative { i = 1 }

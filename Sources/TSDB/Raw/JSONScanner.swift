@@ -432,32 +432,26 @@ struct JSONScanner {
         }
     }
 
+    /// The letter after `\` in JSON's two-character escapes (`"`, `\`, b, f, n, r, t).
+    static func shortEscape(_ b: UInt8) -> UInt8 {
+        switch b {
+        case 0x08: UInt8(ascii: "b")
+        case 0x0C: UInt8(ascii: "f")
+        case 0x0A: UInt8(ascii: "n")
+        case 0x0D: UInt8(ascii: "r")
+        case 0x09: UInt8(ascii: "t")
+        default: b  // `"` and `\` escape as themselves
+        }
+    }
+
     /// Canonical string escaping: only `"`, `\` and control characters are escaped.
     static func writeString<S: Sequence>(_ content: S, into out: inout ByteWriter) where S.Element == UInt8 {
         out.u8(UInt8(ascii: "\""))
         for b in content {
             switch b {
-            case 0x22:
+            case 0x22, 0x5C, 0x08, 0x0C, 0x0A, 0x0D, 0x09:
                 out.u8(0x5C)
-                out.u8(0x22)
-            case 0x5C:
-                out.u8(0x5C)
-                out.u8(0x5C)
-            case 0x08:
-                out.u8(0x5C)
-                out.u8(UInt8(ascii: "b"))
-            case 0x0C:
-                out.u8(0x5C)
-                out.u8(UInt8(ascii: "f"))
-            case 0x0A:
-                out.u8(0x5C)
-                out.u8(UInt8(ascii: "n"))
-            case 0x0D:
-                out.u8(0x5C)
-                out.u8(UInt8(ascii: "r"))
-            case 0x09:
-                out.u8(0x5C)
-                out.u8(UInt8(ascii: "t"))
+                out.u8(shortEscape(b))
             case ..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
                 out.append(Array("\\u00".utf8))
