@@ -90,6 +90,30 @@ public enum ExportReader {
         }
     }
 
+    /// Hands each archive member inside `folder` (`workout-routes/`, at any depth of the archive)
+    /// whose name ends in `suffix` to `body`, whole, with its name from `folder` on. An export
+    /// that is not a zip has none (only its XML is kept).
+    static func forEachFile(
+        in path: String, folder: String, suffix: String,
+        _ body: (String, UnsafeRawBufferPointer) throws(TSDBError) -> Void
+    ) throws(TSDBError) {
+        guard !FileSystem.isDirectory(path), path.hasSuffix(".zip") || isZip(path) else { return }
+        let archive = try ZipArchive(path: path)
+        for m in archive.members where m.name.hasSuffix(suffix) {
+            let parts = m.name.split(separator: "/", omittingEmptySubsequences: false)
+            guard let at = parts.firstIndex(where: { $0 + "/" == folder }) else { continue }
+            let relative = parts[at...].joined(separator: "/")
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(m.size)
+            try ZipInflater.stream(m, of: archive) { (chunk) throws(TSDBError) in
+                bytes += chunk
+                return true
+            }
+            let handled = bytes.withUnsafeBytes { b in Result { () throws(TSDBError) in try body(relative, b) } }
+            try handled.get()
+        }
+    }
+
     static func isZip(_ path: String) -> Bool {
         guard let file = try? MappedFile(path: path), file.count >= 4 else { return false }
         return file.withBytes { $0.loadUnaligned(as: UInt32.self).littleEndian == ZipArchive.localHeader }
@@ -236,4 +260,42 @@ enum HealthDate {
     }
 
     static func instant(_ b: UnsafeRawBufferPointer) -> Int64? { parse(b)?.micros }
+}
+
+extension ExportReader {
+    /// What an export says before its first sample: its date and the `Me` characteristics
+    /// (`tsdb stats`). Reads at most the first megabyte of the XML.
+    public static func head(of path: String) throws(TSDBError) -> (exportDate: String?, me: [(String, String)]) {
+        var prefix: [UInt8] = []
+        let limit = 1 << 20
+        func enough() -> Bool { prefix.count >= limit || contains(prefix, "<Record") || contains(prefix, "<Workout") }
+        if path.hasSuffix(".zip") || isZip(path) {
+            let archive = try ZipArchive(path: path)
+            try ZipInflater.stream(try healthDataMember(archive), of: archive) { (chunk) throws(TSDBError) in
+                prefix += chunk.prefix(limit - prefix.count)
+                return !enough()
+            }
+        } else {
+            let file = try MappedFile(path: path)
+            prefix = file.withBytes { Array($0.prefix(limit)) }
+        }
+        var scanner = HealthXMLScanner(source: path)
+        var date: String?
+        var me: [(String, String)] = []
+        // The prefix ends inside some element: what was complete before it is all that is needed.
+        let scanned = prefix.withUnsafeBytes { b in
+            Result { () throws(TSDBError) in
+                try scanner.feed(b) { e in
+                    if e.isNamed("ExportDate") { date = e.attribute("value") }
+                    if e.isNamed("Me") { me = e.attributes.map { ($0.name, $0.value) } }
+                }
+            }
+        }
+        _ = scanned
+        return (date, me)
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: StaticString) -> Bool {
+        bytes.withUnsafeBytes { RoutePoints.find(needle, in: $0, from: 0) != nil }
+    }
 }

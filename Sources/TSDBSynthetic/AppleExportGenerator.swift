@@ -214,8 +214,16 @@ public struct AppleExportGenerator {
                 + "minimum=\"98\" maximum=\"171\" unit=\"count/min\"/>\n"
         )
         xml.raw(
-            "  <WorkoutRoute sourceName=\"Apple Watch\" \(span(s, offset))>\n"
-        )
+            "  <WorkoutEvent type=\"HKWorkoutEventTypeLap\" date=\"\(Self.date(s.start.microseconds, offset))\" "
+                + "duration=\"\(minutes / 2)\" durationUnit=\"min\"/>\n")
+        if let e = w.energy, let u = w.energyUnit {
+            xml.raw(
+                "  <WorkoutStatistics type=\"HKQuantityTypeIdentifierActiveEnergyBurned\" \(span(s, offset)) "
+                    + "sum=\"\(e)\" unit=\"\(u)\"/>\n")
+        }
+        xml.raw("  <WorkoutRoute sourceName=\"Apple Watch\" \(span(s, offset))>\n")
+        // A route's own metadata belongs to the route, not to its workout.
+        xml.raw("   <MetadataEntry key=\"HKMetadataKeySyncVersion\" value=\"2\"/>\n")
         let stamp = Self.date(s.start.microseconds, offset)
         let clock = String(stamp.dropFirst(11).prefix(5).map { $0 == ":" ? "." : $0 })
         let path = "/workout-routes/route_\(stamp.prefix(10))_\(clock).gpx"

@@ -106,6 +106,12 @@ struct Query: ParsableCommand {
     }
 
     func writeSamples(_ store: Store, _ identifier: String, _ r: TimeRange, _ zone: TimeZoneRules) throws {
+        if identifier.hasPrefix("HKCorrelationTypeIdentifier") {
+            let readings = try store.correlations(
+                of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
+            return CorrelationOutput.write(
+                readings, zone: zoneOption.tz == nil ? nil : zone, format: try AggregateFormat.parse(format))
+        }
         guard let f = OutputFormat(rawValue: format) else {
             throw ValidationError(
                 "--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))

@@ -35,7 +35,8 @@ struct SampleWriter {
             line.append(contentsOf: (count == 1 ? "\n  " : ",\n  ").utf8)
             DayFileWriter.appendSample(s, to: &line)
         } else {
-            let who = [s.source.string, s.device.string].compactMap { $0 }.joined(separator: " / ")
+            let who = [s.source.string, s.device.string.map(DeviceName.display)].compactMap { $0 }.joined(
+                separator: " / ")
             var value: [UInt8] = []
             DayFileWriter.appendValue(s.value, to: &value)
             let start = zone.map { localTimestamp(s.start.microseconds, $0) } ?? s.start.description

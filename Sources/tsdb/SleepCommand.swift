@@ -38,44 +38,6 @@ struct SleepCommand: ParsableCommand {
     }
 }
 
-struct Workouts: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "List workouts: type, start, duration, distance, energy, and optionally another type during each.")
-
-    @OptionGroup var report: ReportOptions
-
-    @Option(
-        help: """
-            Also show another type during each workout: min/mean/max of a discrete type (HeartRate), \
-            the sum of a cumulative one (StepCount).
-            """
-    )
-    var with: String?
-
-    func run() throws {
-        let (store, zone, r, f) = try report.resolve()
-        let other = try with.map { try TypeNames.resolve($0, among: store.types.map(\.type)) }
-        let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
-        var header = ["workout", "start", "duration_min", "distance", "energy"]
-        let cumulative = other.map { store.catalog.kind(of: $0) == .cumulative } ?? false
-        if let other {
-            header += (cumulative ? ["sum"] : ["min", "mean", "max"]).map { TypeNames.shortName(other) + "_" + $0 }
-        }
-        let rows = list.map { w -> [String] in
-            var row = [
-                w.name, localTimestamp(w.start, zone), human(Double(w.end - w.start) / 60e6),
-                w.distance.map { human($0) + " " + (w.distanceUnit ?? "") } ?? "",
-                w.energy.map { human($0) + " " + (w.energyUnit ?? "") } ?? "",
-            ]
-            if let stats = w.with {
-                row += (cumulative ? [stats.sum] : [stats.min, stats.mean, stats.max]).map { $0.map(human) ?? "" }
-            }
-            return row
-        }
-        printRows(header, rows, format: f)
-    }
-}
-
 /// Prints string rows in any of the aggregate output formats.
 func printRows(_ header: [String], _ rows: [[String]], format: AggregateFormat) {
     let out = OutputBuffer()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TSDB
+import TSDBAppleHealth
 
 struct Types: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the stored sample types.")
@@ -67,6 +68,9 @@ struct Stats: ParsableCommand {
         )
         for export in manifest.rawFiles where export.isExport {
             output("Apple Health export: \(export.path.dropFirst(3)), \(formatBytes(export.size))")
+            let head = try? ExportReader.head(of: store.layout.rawDirectory + "/" + export.path)
+            if let date = head?.exportDate { output("  exported \(date)") }
+            if let me = head?.me, !me.isEmpty { output("  me: " + me.map(Self.characteristic).joined(separator: ", ")) }
         }
         let gaps = store.missingDays
         if gaps.isEmpty {
@@ -78,6 +82,22 @@ struct Stats: ParsableCommand {
             }
             output("missing days: \(count) (\(shown.joined(separator: ", "))\(gaps.count > 20 ? ", …" : ""))")
         }
+    }
+}
+
+extension Stats {
+    /// `HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"` → `biological sex Female`.
+    static func characteristic(_ pair: (String, String)) -> String {
+        let key = pair.0.hasPrefix("HKCharacteristicTypeIdentifier") ? String(pair.0.dropFirst(30)) : pair.0
+        var value = pair.1
+        for prefix in ["HKBiologicalSex", "HKBloodType", "HKFitzpatrickSkinType", "HKCardioFitnessMedicationsUse"]
+        where value.hasPrefix(prefix) && value.count > prefix.count {
+            value = String(value.dropFirst(prefix.count))
+        }
+        let words = key.reduce(into: "") { s, c in
+            s += c.isUppercase && !s.isEmpty ? " " + c.lowercased() : c.lowercased()
+        }
+        return "\(words) \(value)"
     }
 }
 

@@ -27,6 +27,17 @@ final class ImportTests: XCTestCase {
         let s = try Store(at: store)
         var expectedTypes = inventory.records
         expectedTypes["HKDataTypeIdentifierHeartbeatSeries"] = inventory.heartbeats  // 13,081 beats
+        // Each GPX track point is a route sample (the sample's two routes belong to no workout).
+        let points = try runProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); "
+                    + "print(sum(z.read(n).count(b'<trkpt ') for n in z.namelist() if n.endswith('.gpx')))",
+                original,
+            ])
+        expectedTypes["HKWorkoutRouteTypeIdentifier"] = Int(
+            points.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         XCTAssertEqual(Dictionary(uniqueKeysWithValues: s.types.map { ($0.type, $0.sampleCount) }), expectedTypes)
 
         // Heart rates sample by sample against Python's own parse: instant, digits, unit, source.

@@ -24,6 +24,7 @@ public enum TypeNames {
     public static func shortName(_ identifier: String) -> String {
         if identifier == "HKWorkoutTypeIdentifier" { return "Workout" }
         if identifier == "HKActivitySummaryTypeIdentifier" { return "ActivitySummary" }
+        if identifier == "HKWorkoutRouteTypeIdentifier" { return "WorkoutRoute" }
         for p in prefixes where identifier.hasPrefix(p) && identifier.count > p.count {
             return String(identifier.dropFirst(p.count))
         }

@@ -17,6 +17,9 @@ struct PackedSample {
     var device: Int32
     var metadata: Int32
     var valueTag: UInt8
+    /// Read from an Apple Health export rather than a day file: a day file's copy of the same
+    /// reading replaces it (segment-v2 §5.4). Not stored; fits in the struct's padding.
+    var fromExport = false
 
     /// Full equality, used to store a sample that two day files both contain only once.
     func sameSample(as o: PackedSample) -> Bool {

@@ -140,6 +140,8 @@ extension RawFile {
                 "an Apple Health export, which this program cannot read (the tsdb command line can)", path: absolutePath
             )
         }
-        return try exportReader(absolutePath)
+        var parsed = try exportReader(absolutePath)
+        for i in parsed.samples.indices { parsed.samples[i].fromExport = true }
+        return parsed
     }
 }

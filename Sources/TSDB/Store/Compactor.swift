@@ -322,6 +322,7 @@ public final class Compactor {
 
     func writeSegment(_ key: MonthKey, _ samples: inout [PackedSample]) throws(TSDBError) {
         Self.sortAndDeduplicate(&samples)
+        Self.mergeSameReadings(&samples)
         let (y, m) = (key.month.year, key.month.month)
         let type = strings.string(key.type)
         var writer = SegmentWriter()

@@ -65,6 +65,12 @@ extension Compactor {
         var append = Set<MonthIndex>()
         for (_, p) in fresh { append.formUnion(p.months) }
         append.subtract(rebuild)
+        // Stored samples do not say which came from the export, so a month an unchanged export
+        // contributes to is rebuilt from its inputs rather than appended to (segment-v2 §5.4).
+        let exportMonths = Set(entries.values.filter(\.isExport).flatMap(\.months))
+        let fromExport = append.intersection(exportMonths)
+        rebuild.formUnion(fromExport)
+        append.subtract(fromExport)
         report.filesUnchanged = plan.unchanged.count
         guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
             if !touchedOnly { return nil }

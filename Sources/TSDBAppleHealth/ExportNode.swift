@@ -1,0 +1,74 @@
+import TSDB
+
+/// An element nested in a `Workout` or `Correlation` (statistics, events, routes, activities, a
+/// correlation's records), kept whole in its parent sample's metadata: attributes as written
+/// (strings), its `MetadataEntry` children as a `metadata` object, other children as arrays
+/// named by element. Nothing Apple wrote is dropped, and readers find it by key.
+struct ExportNode {
+    var name: String
+    var attributes: [(String, String)]
+    var metadata: [(String, String)] = []
+    var children: [ExportNode] = []
+
+    init(_ e: HealthXMLScanner.Element) {
+        name = e.name
+        attributes = e.attributes.map { ($0.name, $0.value) }
+    }
+
+    /// The node as a canonical JSON object (keys sorted, no white space).
+    func appendJSON(to out: inout [UInt8]) {
+        var members: [(String, JSONText)] = attributes.map { ($0.0, .string($0.1)) }
+        if !metadata.isEmpty { members.append(("metadata", .object(metadata.map { ($0.0, .string($0.1)) }))) }
+        for (name, nodes) in Self.grouped(children) { members.append((name, .nodes(nodes))) }
+        JSONText.object(members).append(to: &out)
+    }
+
+    /// Children grouped by element name, each group in document order.
+    static func grouped(_ nodes: [ExportNode]) -> [(String, [ExportNode])] {
+        var order: [String] = []
+        var groups: [String: [ExportNode]] = [:]
+        for n in nodes {
+            if groups[n.name] == nil { order.append(n.name) }
+            groups[n.name, default: []].append(n)
+        }
+        return order.map { ($0, groups[$0]!) }
+    }
+}
+
+/// JSON built from the export: strings, number digits as written, objects, node arrays.
+indirect enum JSONText {
+    case string(String)
+    case number(String)
+    case object([(String, JSONText)])
+    case nodes([ExportNode])
+
+    /// Canonical: object keys sorted by their UTF-8 bytes, the first of a repeated key kept.
+    func append(to out: inout [UInt8]) {
+        switch self {
+        case .string(let s): DayFileWriter.appendJSONString(s, to: &out)
+        case .number(let n): out += n.utf8
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            var previous: String?
+            let sorted = members.enumerated().sorted { a, b in
+                a.element.0 == b.element.0
+                    ? a.offset < b.offset : a.element.0.utf8.lexicographicallyPrecedes(b.element.0.utf8)
+            }
+            for (k, v) in sorted.map(\.element) where k != previous {
+                if previous != nil { out.append(UInt8(ascii: ",")) }
+                previous = k
+                DayFileWriter.appendJSONString(k, to: &out)
+                out.append(UInt8(ascii: ":"))
+                v.append(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .nodes(let nodes):
+            out.append(UInt8(ascii: "["))
+            for (i, n) in nodes.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                n.appendJSON(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+    }
+}

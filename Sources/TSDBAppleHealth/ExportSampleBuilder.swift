@@ -1,0 +1,233 @@
+import TSDB
+
+extension ExportSamples {
+    /// Builds samples element by element as the scanner streams the export.
+    struct Builder {
+        var parsed = ParsedDayFile()
+        /// The Record, Workout or Correlation being read, its metadata and nested elements so far.
+        var open: Open?
+        /// Elements open inside it (a workout's statistics, route, activity; a correlation's record).
+        var nested: [ExportNode] = []
+        /// Inside a record's beat list: its elements are beats, not nested nodes.
+        var inBeats = false
+        /// The offset of the export date (the phone's at export): activity summaries' days use it.
+        var exportOffset = 0
+        /// Each route file a workout names (`/workout-routes/route_….gpx`) → its `WorkoutRoute`.
+        var routeReferences: [String: ExportNode] = [:]
+
+        struct Open {
+            var sample: Sample
+            var metadata: [(String, JSONText)]
+            /// Workouts and correlations keep their nested elements; records have none but beats.
+            var keepsNested: Bool
+            var children: [ExportNode] = []
+        }
+
+        mutating func take(_ e: HealthXMLScanner.Element) {
+            if open?.keepsNested == true, !nested.isEmpty || !(e.isNamed("Workout") || e.isNamed("Correlation")) {
+                return takeNested(e)
+            }
+            switch e.kind {
+            case .end:
+                if e.isNamed("Record") || e.isNamed("Workout") || e.isNamed("Correlation") { close() }
+                if e.isNamed("HeartRateVariabilityMetadataList") { inBeats = false }
+            case .start, .empty:
+                if e.isNamed("Record") {
+                    begin(record(e), e)
+                } else if e.isNamed("Workout") {
+                    begin(workout(e), e, keepsNested: true)
+                } else if e.isNamed("Correlation") {
+                    begin(correlation(e), e, keepsNested: true)
+                } else if e.isNamed("MetadataEntry"), open != nil, let key = e.attribute("key") {
+                    open!.metadata.append((key, .string(e.attribute("value") ?? "")))
+                } else if e.isNamed("HeartRateVariabilityMetadataList") {
+                    inBeats = e.kind == .start
+                } else if e.isNamed("InstantaneousBeatsPerMinute"), inBeats, let record = open?.sample {
+                    beat(e, of: record)
+                } else if e.isNamed("ActivitySummary") {
+                    activitySummary(e)
+                } else if e.isNamed("ExportDate"), let p = e.rawAttribute("value").flatMap(HealthDate.parse) {
+                    exportOffset = p.offsetMinutes
+                }
+            }
+        }
+
+        mutating func begin(
+            _ s: (Sample, [(String, JSONText)])?, _ e: HealthXMLScanner.Element, keepsNested: Bool = false
+        ) {
+            guard let s else { return }
+            open = Open(sample: s.0, metadata: s.1, keepsNested: keepsNested)
+            if e.kind == .empty { close() }
+        }
+
+        /// An element inside a workout or correlation: kept as a node of its parent.
+        mutating func takeNested(_ e: HealthXMLScanner.Element) {
+            switch e.kind {
+            case .end:
+                if let node = nested.popLast() {
+                    attach(node)
+                } else {
+                    close()  // the workout's or correlation's own end
+                }
+            case .start, .empty:
+                if e.isNamed("MetadataEntry"), let key = e.attribute("key") {
+                    let value = e.attribute("value") ?? ""
+                    if nested.isEmpty {
+                        open!.metadata.append((key, .string(value)))
+                    } else {
+                        nested[nested.count - 1].metadata.append((key, value))
+                    }
+                    return
+                }
+                let node = ExportNode(e)
+                if e.kind == .start { nested.append(node) } else { attach(node) }
+            }
+        }
+
+        mutating func attach(_ node: ExportNode) {
+            if nested.isEmpty {
+                open!.children.append(node)
+                if node.name == "WorkoutRoute" {
+                    for ref in node.children where ref.name == "FileReference" {
+                        if let path = ref.attributes.first(where: { $0.0 == "path" })?.1 {
+                            routeReferences[path] = node
+                        }
+                    }
+                }
+            } else {
+                nested[nested.count - 1].children.append(node)
+            }
+        }
+
+        /// Metadata keys of a workout's and a correlation's nested elements.
+        static let nestedKeys = [
+            "WorkoutEvent": "HKWorkoutEvents", "WorkoutStatistics": "HKWorkoutStatistics",
+            "WorkoutRoute": "HKWorkoutRoutes", "WorkoutActivity": "HKWorkoutActivities",
+            "Record": "HKCorrelationObjects",
+        ]
+
+        mutating func close() {
+            guard var o = open else { return }
+            open = nil
+            nested.removeAll()
+            inBeats = false
+            for (name, nodes) in ExportNode.grouped(o.children) {
+                o.metadata.append((Self.nestedKeys[name] ?? name, .nodes(nodes)))
+            }
+            if !o.metadata.isEmpty {
+                var json: [UInt8] = []
+                JSONText.object(o.metadata).append(to: &json)
+                o.sample.metadata = .text(String(decoding: json, as: UTF8.self))
+            }
+            parsed.add(o.sample)
+        }
+
+        static let heartbeatType = "HKDataTypeIdentifierHeartbeatSeries"
+
+        mutating func beat(_ e: HealthXMLScanner.Element, of record: Sample) {
+            guard let bpm = e.attribute("bpm").flatMap(ExportSamples.number), let time = e.attribute("time"),
+                let (micros, fraction) = ExportSamples.timeOfDay(time)
+            else { return }
+            let offset = Int64(record.start.form.offsetMinutes) * 60_000_000
+            let localStart = record.start.microseconds + offset
+            let midnight = localStart - ((localStart % 86_400_000_000) + 86_400_000_000) % 86_400_000_000
+            var local = midnight + micros
+            if local < localStart - 3_600_000_000 { local += 86_400_000_000 }  // past midnight
+            let at = Timestamp(
+                microseconds: local - offset,
+                form: TimeForm(offsetMinutes: record.start.form.offsetMinutes, fractionDigits: fraction))
+            parsed.add(
+                Sample(
+                    type: Self.heartbeatType, start: at, end: at, value: bpm, unit: .text("count/min"),
+                    source: record.source, device: record.device))
+        }
+
+        mutating func activitySummary(_ e: HealthXMLScanner.Element) {
+            guard let date = e.attribute("dateComponents"), DayFileParser.isCalendarDate(date) else { return }
+            let u = Array(date.utf8)
+            func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
+            let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
+            let start = day * 86_400_000_000 - Int64(exportOffset) * 60_000_000
+            let form = TimeForm(offsetMinutes: Int16(exportOffset))
+            var metadata: [(String, JSONText)] = []
+            for (k, v) in e.attributes where k != "dateComponents" { metadata.append((k, .string(v))) }
+            open = Open(
+                sample: Sample(
+                    type: "HKActivitySummaryTypeIdentifier", start: Timestamp(microseconds: start, form: form),
+                    end: Timestamp(microseconds: start + 86_400_000_000, form: form), value: .null, unit: .null),
+                metadata: metadata, keepsNested: false)
+            close()
+        }
+
+        func span(_ e: HealthXMLScanner.Element) -> (Timestamp, Timestamp)? {
+            guard let s = e.rawAttribute("startDate").flatMap(HealthDate.parse),
+                let t = e.rawAttribute("endDate").flatMap(HealthDate.parse), t.micros >= s.micros
+            else { return nil }
+            func stamp(_ p: (micros: Int64, offsetMinutes: Int)) -> Timestamp {
+                Timestamp(microseconds: p.micros, form: TimeForm(offsetMinutes: Int16(p.offsetMinutes)))
+            }
+            return (stamp(s), stamp(t))
+        }
+
+        func common(_ e: HealthXMLScanner.Element) -> [(String, JSONText)] {
+            var m: [(String, JSONText)] = []
+            if let v = e.attribute("sourceVersion") { m.append(("HKSourceVersion", .string(v))) }
+            if let v = e.attribute("creationDate") { m.append(("HKCreationDate", .string(v))) }
+            return m
+        }
+
+        func record(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+            guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
+            var metadata = common(e)
+            var value = SampleValue.absent
+            if let text = e.attribute("value") {
+                if let number = ExportSamples.number(text) {
+                    value = number
+                } else if let category = ExportSamples.categoryValues[text] {
+                    value = .decimal(ExactDecimal(mantissa: category, scale: 0))
+                } else {
+                    value = .null
+                    metadata.append(("HKCategoryValueLabel", .string(text)))
+                }
+            }
+            let sample = Sample(
+                type: type, start: start, end: end, value: value, unit: OptionalText(e.attribute("unit")),
+                source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
+            return (sample, metadata)
+        }
+
+        /// A correlation (blood pressure, food): its records are nested in its metadata
+        /// (`HKCorrelationObjects`), and stored as samples of their own from the top level.
+        func correlation(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+            guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
+            let sample = Sample(
+                type: type, start: start, end: end, value: .null, unit: .null,
+                source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
+            return (sample, common(e))
+        }
+
+        func workout(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+            guard let (start, end) = span(e) else { return nil }
+            var metadata = common(e)
+            if let label = e.attribute("workoutActivityType") {
+                if let id = ExportSamples.activityTypes[label] {
+                    metadata.append(("workoutActivityType", .number(String(id))))
+                } else {
+                    metadata.append(("workoutActivityTypeName", .string(label)))
+                }
+            }
+            for key: StaticString in ["duration", "totalDistance", "totalEnergyBurned"] {
+                if let v = e.attribute(key), ExportSamples.number(v) != nil {
+                    metadata.append(("\(key)", .number(v)))
+                }
+            }
+            for key: StaticString in ["durationUnit", "totalDistanceUnit", "totalEnergyBurnedUnit"] {
+                if let v = e.attribute(key) { metadata.append(("\(key)", .string(v))) }
+            }
+            let sample = Sample(
+                type: "HKWorkoutTypeIdentifier", start: start, end: end, value: .null, unit: .null,
+                source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
+            return (sample, metadata)
+        }
+    }
+}
