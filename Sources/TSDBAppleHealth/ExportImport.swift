@@ -20,7 +20,12 @@ public enum ExportImport {
     }
 
     /// The reader compaction and verification use for kept exports.
-    package static var exportReader: ExportSampleReader { { (path) throws(TSDBError) in try ExportSamples.read(path) } }
+    package static var exportReader: ExportSampleReader { exportReader(chunkSamples: ExportSamples.chunkSamples) }
+
+    /// A reader handing samples over in chunks of about `chunkSamples` (tests use small ones).
+    package static func exportReader(chunkSamples: Int) -> ExportSampleReader {
+        { (path, chunk) throws(TSDBError) in try ExportSamples.read(path, chunkSamples: chunkSamples, chunk: chunk) }
+    }
 
     /// Reads the whole export first (a damaged one is refused before anything is written), then
     /// copies it into `exports/` unless an identical copy is there.

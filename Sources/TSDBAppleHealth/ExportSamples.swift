@@ -16,20 +16,42 @@ import TSDB
 /// - Each `ActivitySummary` becomes an `HKActivitySummaryTypeIdentifier` sample spanning its day
 ///   (at the export's offset), its figures and goals in the metadata as written.
 public enum ExportSamples {
-    package static func read(_ path: String) throws(TSDBError) -> ParsedDayFile {
+    /// Samples read so far are handed to `chunk` in pieces of about this many.
+    static let chunkSamples = 65_536
+
+    /// Streams the export's samples to `chunk`, a bounded piece at a time, in the export's order
+    /// (Health writes records type by type, each in time order), route points last.
+    package static func read(
+        _ path: String, chunkSamples: Int = chunkSamples, chunk: (inout ParsedDayFile) throws(TSDBError) -> Void
+    ) throws(TSDBError) {
         var inventory = ExportInventory(source: path)
         var builder = Builder()
+        func handOver(atLeast n: Int) throws(TSDBError) {
+            guard builder.parsed.sampleCount >= n else { return }
+            try chunk(&builder.parsed)
+            builder.parsed = ParsedDayFile()
+        }
         let take: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void = { e, _ in
             builder.take(e)
+            if builder.open == nil { try handOver(atLeast: chunkSamples) }
         }
         try ExportReader.stream(path, into: &inventory, progress: { _, _ in }, take)
         // A route's file is named in its workout as `/workout-routes/route_….gpx`.
-        try ExportReader.forEachFile(in: path, folder: "workout-routes/", suffix: ".gpx") { (relative, bytes) in
+        try ExportReader.forEachFile(in: path, folder: "workout-routes/", suffix: ".gpx") {
+            (relative, bytes) throws(TSDBError) in
             let reference = "/" + relative
             _ = RoutePoints.add(
                 gpx: bytes, file: reference, route: builder.routeReferences[reference], to: &builder.parsed)
+            try handOver(atLeast: chunkSamples)
         }
-        return builder.parsed
+        try handOver(atLeast: 1)
+    }
+
+    /// The whole export at once (tests and small exports).
+    package static func read(_ path: String) throws(TSDBError) -> ParsedDayFile {
+        var whole = ParsedDayFile()
+        try read(path) { (parsed) throws(TSDBError) in whole.append(contentsOf: parsed) }
+        return whole
     }
 
     static let categoryValues: [String: Int64] = [

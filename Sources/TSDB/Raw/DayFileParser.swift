@@ -27,6 +27,23 @@ package struct ParsedDayFile {
     }
 
     package var sampleCount: Int { samples.count }
+
+    /// Adds another parse's samples, re-numbering their strings into this one's table.
+    package mutating func append(contentsOf other: ParsedDayFile) {
+        var remap = [Int32](repeating: 0, count: other.strings.count)
+        for id in 0..<other.strings.count {
+            remap[id] = other.strings.withBytes(Int32(id)) { strings.intern($0) }
+        }
+        func map(_ id: Int32) -> Int32 { id >= 0 ? remap[Int(id)] : id }
+        samples.reserveCapacity(samples.count + other.samples.count)
+        for var p in other.samples {
+            (p.type, p.unit, p.source, p.device, p.metadata) = (
+                map(p.type), map(p.unit), map(p.source), map(p.device), map(p.metadata)
+            )
+            if p.valueTag == ValueTag.numberText { p.mantissa = Int64(remap[Int(p.mantissa)]) }
+            samples.append(p)
+        }
+    }
 }
 
 /// Parses a day file (Formats/raw-json-v1.md) into packed samples.

@@ -127,21 +127,34 @@ enum RawFileDiscovery {
     }
 }
 
-/// Reads an Apple Health export into packed samples: provided by the import subsystem (the engine
-/// does not depend on it), given to ``CompactionOptions`` and the verifier by their caller.
-package typealias ExportSampleReader = @Sendable (String) throws(TSDBError) -> ParsedDayFile
+/// Reads an Apple Health export into packed samples, handing them over in chunks of a bounded
+/// size as it streams (a multi-gigabyte export never sits in memory whole): provided by the
+/// import subsystem (the engine does not depend on it), given to ``CompactionOptions`` and the
+/// verifier by their caller.
+package typealias ExportSampleReader =
+    @Sendable (String, _ chunk: (inout ParsedDayFile) throws(TSDBError) -> Void) throws(TSDBError) -> Void
 
 extension RawFile {
-    /// Parses the file: a day file with the engine's parser, an export with `exportReader`.
+    /// Parses the file: a day file with the engine's parser, an export whole with `exportReader`.
     func parse(_ bytes: UnsafeRawBufferPointer, exportReader: ExportSampleReader?) throws(TSDBError) -> ParsedDayFile {
         guard isExport else { return try DayFileParser.parse(bytes, path: absolutePath) }
+        var whole = ParsedDayFile()
+        try streamExport(exportReader) { (chunk) throws(TSDBError) in whole.append(contentsOf: chunk) }
+        return whole
+    }
+
+    /// Streams an export's samples in chunks, each marked as the export's.
+    func streamExport(_ exportReader: ExportSampleReader?, _ chunk: (inout ParsedDayFile) throws(TSDBError) -> Void)
+        throws(TSDBError)
+    {
         guard let exportReader else {
             throw TSDBError.invalidInput(
                 "an Apple Health export, which this program cannot read (the tsdb command line can)", path: absolutePath
             )
         }
-        var parsed = try exportReader(absolutePath)
-        for i in parsed.samples.indices { parsed.samples[i].fromExport = true }
-        return parsed
+        try exportReader(absolutePath) { (parsed) throws(TSDBError) in
+            for i in parsed.samples.indices { parsed.samples[i].fromExport = true }
+            try chunk(&parsed)
+        }
     }
 }

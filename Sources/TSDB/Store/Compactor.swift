@@ -31,6 +31,8 @@ public struct CompactionOptions: Sendable {
     public var onLockWait: (@Sendable (Int32?) -> Void)?
     /// Reads the newest Apple Health export in `exports/` (the import subsystem's reader).
     package var exportReader: ExportSampleReader?
+    /// Interned bytes above which strings no pending sample uses are dropped (ExportCompaction.swift).
+    package var stringBudget = 48 << 20
 
     public init() {}
 }
@@ -69,6 +71,9 @@ public final class Compactor {
     var generation: UInt64 = 1
     var report = CompactionReport()
     var syncer = BackgroundSyncer()
+    /// While an export streams in, samples of a written (type, month) join it again (see
+    /// ExportCompaction.swift) instead of waiting as late samples.
+    var mergingExport = false
 
     public func run(progress: ((CompactionProgress) -> Void)? = nil) throws(TSDBError) -> CompactionReport {
         let clock = ContinuousClock.now
@@ -111,7 +116,10 @@ public final class Compactor {
         report.ignored = listing.ignored
         let plan = previous.map { IncrementalPlan(files: files, previous: $0) }
         var manifest: Manifest
-        if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit {
+        // A new export touches nearly every month: it is streamed through a full rebuild.
+        if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit,
+            !plan.candidates.contains(where: \.isExport)
+        {
             guard let updated = try incremental(plan, previous: previous, rebuilding: rebuildMonths, progress: progress)
             else {
                 report.upToDate = true
@@ -162,9 +170,13 @@ public final class Compactor {
         progress?(CompactionProgress(filesDone: 0, filesTotal: files.count, bytesDone: 0, bytesTotal: totalBytes))
         // Pipeline: batch k+1 is parsed on the worker threads while this thread merges and
         // encodes batch k; segment fsyncs run on their own queue meanwhile.
-        let batches = stride(from: 0, to: files.count, by: options.batchSize).map {
-            Array(files[$0..<min($0 + options.batchSize, files.count)])
+        let dayFiles = files.filter { !$0.isExport }
+        let batchesOfDayFiles = stride(from: 0, to: dayFiles.count, by: options.batchSize).map {
+            Array(dayFiles[$0..<min($0 + options.batchSize, dayFiles.count)])
         }
+        // Day files first, in date order; then the export, streamed over the months they wrote.
+        let exports = files.filter(\.isExport)
+        let batches = batchesOfDayFiles.filter { !$0.isEmpty }
         var pendingParse = batches.first.map { startParsing($0) }
         for (k, batch) in batches.enumerated() {
             let results = pendingParse!.wait()
@@ -186,6 +198,17 @@ public final class Compactor {
         }
         try flush(before: .max)
         try rewriteLateMonths()
+        for file in exports {
+            manifest.rawFiles.append(try mergeExport(file, keep: { _ in true }, flushing: true))
+            report.filesAdded += 1
+            try flush(before: .max)
+            bytesDone += file.size
+            done += 1
+            progress?(
+                CompactionProgress(
+                    filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
+        }
+        manifest.rawFiles.sort { $0.path < $1.path }
         manifest.segments = written.keys.sorted().map { written[$0]! }
         report.segmentsWritten = written.count
         return manifest
@@ -282,7 +305,11 @@ public final class Compactor {
         var run: [PackedSample] = []
         func handOver() {
             guard !run.isEmpty else { return }
-            if written[runKey] != nil { late[runKey, default: []] += run } else { pending[runKey, default: []] += run }
+            if written[runKey] != nil && !mergingExport {
+                late[runKey, default: []] += run
+            } else {
+                pending[runKey, default: []] += run
+            }
             run.removeAll(keepingCapacity: true)
         }
         defer { handOver() }
@@ -321,8 +348,15 @@ public final class Compactor {
     }
 
     func writeSegment(_ key: MonthKey, _ samples: inout [PackedSample]) throws(TSDBError) {
+        if let existing = written[key] {
+            // The export reached a month the day files wrote: rewrite it with both.
+            pending[key] = samples
+            try loadStored(existing)
+            samples = pending.removeValue(forKey: key)!
+        }
         Self.sortAndDeduplicate(&samples)
         Self.mergeSameReadings(&samples)
+        Self.orderTies(&samples, strings: strings)
         let (y, m) = (key.month.year, key.month.month)
         let type = strings.string(key.type)
         var writer = SegmentWriter()
@@ -378,6 +412,35 @@ public final class Compactor {
         if a.unit != b.unit { return a.unit < b.unit }
         if a.metadata != b.metadata { return a.metadata < b.metadata }
         return a.forms < b.forms
+    }
+
+    /// Orders samples equal in start, end and value by the content of their strings (source,
+    /// device, unit, metadata) and then their forms, instead of by interned ids, which depend on
+    /// the order inputs were read (segment-v2 §5.4). Such ties are rare and short.
+    static func orderTies(_ samples: inout [PackedSample], strings: ByteInterner) {
+        // Absent, then null, then text by its bytes.
+        func text(_ id: Int32) -> [UInt8] { id >= 0 ? [2] + strings.withBytes(id) { Array($0) } : [UInt8(id + 2)] }
+        func key(_ s: PackedSample) -> [[UInt8]] {
+            let number = s.valueTag == ValueTag.numberText ? text(Int32(s.mantissa)) : []
+            return [number] + [s.source, s.device, s.unit, s.metadata].map(text)
+        }
+        func tied(_ a: PackedSample, _ b: PackedSample) -> Bool {
+            a.start == b.start && a.end == b.end && a.valueTag == b.valueTag
+                && (a.mantissa == b.mantissa || a.valueTag == ValueTag.numberText)
+        }
+        var i = 0
+        while i < samples.count {
+            var j = i + 1
+            while j < samples.count && tied(samples[j], samples[i]) { j += 1 }
+            if j - i > 1 {
+                samples[i..<j].sort { a, b in
+                    let (x, y) = (key(a), key(b))
+                    if x != y { return x.lexicographicallyPrecedes(y) { $0.lexicographicallyPrecedes($1) } }
+                    return a.forms < b.forms
+                }
+            }
+            i = j
+        }
     }
 
     /// Samples that arrived after their month was written (a day file far from its samples'

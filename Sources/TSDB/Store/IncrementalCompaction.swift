@@ -90,8 +90,12 @@ extension Compactor {
             entries[file.relativePath] = entry(file, parsed, months)
             done += 1
         }
-        if !contributors.isEmpty {
-            for (file, result) in zip(contributors, startParsing(contributors).wait()) {
+        for export in contributors where export.isExport {
+            _ = try mergeExport(export, keep: { rebuild.contains($0) }, flushing: false)
+        }
+        let dayFileContributors = contributors.filter { !$0.isExport }
+        if !dayFileContributors.isEmpty {
+            for (file, result) in zip(dayFileContributors, startParsing(dayFileContributors).wait()) {
                 // Unchanged on disk but unreadable now (e.g. permissions): its months cannot be rebuilt
                 // faithfully, so the whole change is refused rather than silently losing samples.
                 guard case .success(let parsed) = result else {

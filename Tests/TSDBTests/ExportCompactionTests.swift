@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+
+@testable import TSDB
+@testable import TSDBAppleHealth
+@testable import TSDBSynthetic
+
+/// The export is streamed through compaction in bounded memory: written a (type, month) at a
+/// time as it moves on, merged with the day files' months, its string table compacted as it
+/// grows. Tiny chunks and budgets must give exactly the store the defaults give.
+final class ExportCompactionTests: XCTestCase {
+    func store(_ folder: TemporaryFolder, _ name: String, chunk: Int?, budget: Int?) throws -> [String: [Sample]] {
+        var o = HealthDataGenerator.Options()
+        o.days = 75
+        o.startDate = "2025-01-20"
+        o.heartRateDensity = 0.3
+        let layout = StoreLayout(appleHealthDirectory: folder.path + "/" + name)
+        // The same person's day files for the last 30 days, and the export of all 75.
+        var recent = o
+        recent.startDate = "2025-03-05"
+        recent.days = 30
+        try HealthDataGenerator(options: recent).write(rawDirectory: layout.rawDirectory)
+        let zip = folder.path + "/export.zip"
+        if !FileManager.default.fileExists(atPath: zip) { try AppleExportGenerator(options: o).write(to: zip) }
+        _ = try ExportImport.keep(zip, in: layout)
+        var options = CompactionOptions()
+        options.exportReader =
+            chunk.map { ExportImport.exportReader(chunkSamples: $0) } ?? ExportImport.exportReader
+        if let budget { options.stringBudget = budget }
+        let report = try Compactor(layout: layout, options: options).run()
+        XCTAssertTrue(report.skipped.isEmpty, "\(report.skipped)")
+        var verifier = StoreVerifier(layout: layout)
+        verifier.exportReader = ExportImport.exportReader
+        let check = try verifier.verify(deep: true)
+        XCTAssertTrue(check.findings.isEmpty, "\(check.findings)")
+        let s = try Store(at: layout.appleHealthDirectory)
+        var out: [String: [Sample]] = [:]
+        for t in s.types {
+            var cursor = try s.samples(of: t.type)
+            while let x = try cursor.next() { out[t.type, default: []].append(x) }
+        }
+        return out
+    }
+
+    func testTinyChunksAndStringBudgetsGiveTheSameStore() throws {
+        let folder = TemporaryFolder("export-compaction")
+        defer { folder.cleanup() }
+        let reference = try store(folder, "defaults", chunk: nil, budget: nil)
+        let bounded = try store(folder, "bounded", chunk: 500, budget: 16 << 10)
+        XCTAssertEqual(Set(bounded.keys), Set(reference.keys))
+        for (type, samples) in reference {
+            XCTAssertEqual(bounded[type]?.count, samples.count, type)
+            if let b = bounded[type], let i = b.indices.first(where: { b[$0] != samples[$0] }) {
+                XCTFail("\(type) #\(i): \(b[i]) vs \(samples[i]); next \(b[i + 1]) vs \(samples[i + 1])")
+            }
+        }
+        XCTAssertGreaterThan(reference["HKQuantityTypeIdentifierHeartRate"]?.count ?? 0, 5_000)
+        XCTAssertNotNil(reference["HKWorkoutRouteTypeIdentifier"])
+    }
+}
