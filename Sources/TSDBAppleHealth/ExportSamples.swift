@@ -17,7 +17,7 @@ import TSDB
 ///   (at the export's offset), its figures and goals in the metadata as written.
 public enum ExportSamples {
     /// Samples read so far are handed to `chunk` in pieces of about this many.
-    static let chunkSamples = 65_536
+    static let chunkSamples = 16_384
 
     /// Streams the export's samples to `chunk`, a bounded piece at a time, in the export's order
     /// (Health writes records type by type, each in time order), route points last.

@@ -32,7 +32,9 @@ enum ZipInflater {
                     guard try emit(UnsafeRawBufferPointer(rebasing: input[o..<o + n])) else { break }
                     o += n
                 }
-            case 8: try inflate(input, member: member, path: path, emit)
+            case 8:
+                // Compressed pages already inflated leave memory as the stream moves on.
+                try inflate(input, member: member, path: path, emit) { archive.file.releasePages(before: $0) }
             default:
                 throw TSDBError.invalidInput(
                     "member \(member.name): compression method \(member.method) (expected 0 stored or 8 deflate)",
@@ -52,7 +54,7 @@ enum ZipInflater {
 
     private static func inflate(
         _ input: UnsafeRawBufferPointer, member: ZipArchive.Member, path: String,
-        _ emit: (UnsafeRawBufferPointer) throws(TSDBError) -> Bool
+        _ emit: (UnsafeRawBufferPointer) throws(TSDBError) -> Bool, release: (UnsafeRawPointer) -> Void
     ) throws(TSDBError) {
         var stream = z_stream()
         // Negative window bits: raw deflate, as zip stores it (no zlib header).
@@ -63,6 +65,7 @@ enum ZipInflater {
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { output.deallocate() }
         var consumed = 0
+        var released = 0
         var status = Z_OK
         while status != Z_STREAM_END {
             // avail_in is 32 bits: feed at most 1 GB at a time.
@@ -84,6 +87,10 @@ enum ZipInflater {
             }
             guard try emit(UnsafeRawBufferPointer(rebasing: output[0..<chunkSize - Int(stream.avail_out)])) else {
                 return
+            }
+            if consumed - released >= 8 << 20 {
+                release(input.baseAddress! + consumed)
+                released = consumed
             }
             if status == Z_OK && consumed == input.count && stream.avail_out != 0 {
                 throw TSDBError.invalidInput(

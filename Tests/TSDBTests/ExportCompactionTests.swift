@@ -57,4 +57,28 @@ final class ExportCompactionTests: XCTestCase {
         XCTAssertGreaterThan(reference["HKQuantityTypeIdentifierHeartRate"]?.count ?? 0, 5_000)
         XCTAssertNotNil(reference["HKWorkoutRouteTypeIdentifier"])
     }
+
+    func testAKeptExportDamagedLaterStopsTheCompactionAndTheStoreStillAnswers() throws {
+        let folder = TemporaryFolder("export-damaged-later")
+        defer { folder.cleanup() }
+        var o = HealthDataGenerator.Options()
+        o.days = 30
+        try AppleExportGenerator(options: o).write(to: folder.path + "/export.zip")
+        let store = folder.path + "/store"
+        XCTAssertEqual(try tsdbShell(["import", folder.path + "/export.zip", "--store", store]).status, 0)
+        let before = try tsdbShell(["query", "HeartRate", "--bucket", "day", "--store", store, "--format", "csv"])
+        XCTAssertEqual(before.status, 0, before.stderr)
+        // The disk damages the kept copy: the deflate stream's middle is overwritten.
+        let kept = try FileManager.default.contentsOfDirectory(atPath: store + "/exports").map {
+            store + "/exports/" + $0
+        }
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: kept[0])))
+        for k in bytes.count / 3..<bytes.count / 3 + 64 { bytes[k] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: kept[0]))
+        let r = try tsdbShell(["compact", "--rebuild", store])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("export.xml"), r.stderr)
+        let after = try tsdbShell(["query", "HeartRate", "--bucket", "day", "--store", store, "--format", "csv"])
+        XCTAssertEqual(after.stdout, before.stdout, "the published generation still answers")
+    }
 }

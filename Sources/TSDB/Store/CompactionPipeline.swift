@@ -68,3 +68,56 @@ extension PackedSample {
             source: id(s.source), device: id(s.device), metadata: id(s.metadata), valueTag: tag)
     }
 }
+
+/// Chunks of an export handed from the thread reading it to the compactor's thread, at most
+/// `capacity` waiting, so reading and writing use both cores while memory stays bounded.
+final class ChunkPipe: @unchecked Sendable {
+    private struct State {
+        var chunks: [ParsedDayFile] = []
+        var finished = false
+        var failure: TSDBError?
+        var cancelled = false
+    }
+    private let state = Locked(State())
+    private let free: DispatchSemaphore
+    private let filled = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+
+    /// Producer: waits for room; throws when the consumer has given up.
+    func put(_ chunk: ParsedDayFile) throws(TSDBError) {
+        free.wait()
+        let cancelled = state.withLock { s in
+            if !s.cancelled { s.chunks.append(chunk) }
+            return s.cancelled
+        }
+        if cancelled { throw TSDBError.invalidInput("compaction stopped") }
+        filled.signal()
+    }
+
+    /// Producer: no more chunks (`failure` if reading failed).
+    func finish(_ failure: TSDBError?) {
+        state.withLock { s in
+            s.finished = true
+            s.failure = failure
+        }
+        filled.signal()
+    }
+
+    /// Consumer: the next chunk, or nil at the end; throws the producer's failure.
+    func take() throws(TSDBError) -> ParsedDayFile? {
+        filled.wait()
+        let next: Result<ParsedDayFile?, TSDBError> = state.withLock { s in
+            if !s.chunks.isEmpty { return .success(s.chunks.removeFirst()) }
+            return s.failure.map { .failure($0) } ?? .success(nil)
+        }
+        free.signal()
+        return try next.get()
+    }
+
+    /// Consumer: stops the producer (it fails its next `put`).
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        free.signal()
+    }
+}

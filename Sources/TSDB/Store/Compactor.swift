@@ -32,7 +32,7 @@ public struct CompactionOptions: Sendable {
     /// Reads the newest Apple Health export in `exports/` (the import subsystem's reader).
     package var exportReader: ExportSampleReader?
     /// Interned bytes above which strings no pending sample uses are dropped (ExportCompaction.swift).
-    package var stringBudget = 48 << 20
+    package var stringBudget = 16 << 20
 
     public init() {}
 }
@@ -74,6 +74,8 @@ public final class Compactor {
     /// While an export streams in, samples of a written (type, month) join it again (see
     /// ExportCompaction.swift) instead of waiting as late samples.
     var mergingExport = false
+    /// The string table's size that triggers its compaction (ExportCompaction.swift).
+    var stringLimit = 0
 
     public func run(progress: ((CompactionProgress) -> Void)? = nil) throws(TSDBError) -> CompactionReport {
         let clock = ContinuousClock.now
@@ -84,6 +86,7 @@ public final class Compactor {
         directoriesToSync = []
         syncer = BackgroundSyncer()
         report = CompactionReport()
+        stringLimit = options.stringBudget
         try FileSystem.makeDirectories(layout.segmentsDirectory)
         let lock = try StoreLock(
             path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)

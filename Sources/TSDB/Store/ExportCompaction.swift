@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Compacting an Apple Health export in bounded memory. One export holds years of every type, so
 /// it is streamed in chunks (``ExportSampleReader``) after the day files: a (type, month) is written
 /// as soon as the export has moved past it (Health writes records type by type, in time order),
@@ -17,12 +19,30 @@ extension Compactor {
         var count = 0
         mergingExport = true
         defer { mergingExport = false }
-        try file.streamExport(options.exportReader) { (chunk) throws(TSDBError) in
-            count += chunk.samples.count
-            chunk.months = Self.months(of: chunk.samples)
-            months.formUnion(merge(chunk, keep: keep))
-            if flushing { try flushPassed(by: chunk) }
-            compactStringsIfLarge()
+        // The export is read on another thread while this one merges and writes.
+        let pipe = ChunkPipe(capacity: 2)
+        let reader = options.exportReader
+        DispatchQueue.global().async {
+            do throws(TSDBError) {
+                try file.streamExport(reader) { (chunk) throws(TSDBError) in
+                    chunk.months = Compactor.months(of: chunk.samples)
+                    try pipe.put(chunk)
+                }
+                pipe.finish(nil)
+            } catch {
+                pipe.finish(error)
+            }
+        }
+        do throws(TSDBError) {
+            while let chunk = try pipe.take() {
+                count += chunk.samples.count
+                months.formUnion(merge(chunk, keep: keep))
+                if flushing { try flushPassed(by: chunk) }
+                compactStringsIfLarge()
+            }
+        } catch {
+            pipe.cancel()
+            throw error
         }
         report.filesRead += 1
         report.bytesRead += file.size
@@ -34,8 +54,9 @@ extension Compactor {
     }
 
     /// Writes every pending (type, month) the export has moved past: a type this chunk does not
-    /// hold, or a month more than one before the chunk's earliest of that type (a little disorder
-    /// is common; a sample that still comes later is merged into the written segment).
+    /// hold, or a month before the chunk's earliest of that type. A sample that still comes later
+    /// (real exports have a little disorder) is merged into the written segment, which is written
+    /// again.
     func flushPassed(by chunk: ParsedDayFile) throws(TSDBError) {
         var earliest: [Int32: Int64] = [:]
         for s in chunk.samples { earliest[s.type] = min(earliest[s.type] ?? .max, s.start) }
@@ -45,7 +66,7 @@ extension Compactor {
             current[id] = MonthIndex.containing(start).month
         }
         for key in pending.keys.sorted() {
-            if let month = current[key.type], key.month.rawValue >= month.rawValue - 1 { continue }
+            if let month = current[key.type], key.month.rawValue >= month.rawValue { continue }
             var samples = pending.removeValue(forKey: key)!
             try writeSegment(key, &samples)
         }
@@ -54,7 +75,8 @@ extension Compactor {
     /// Rebuilds the string table with only the strings pending samples use, when it has grown
     /// past the options' `stringBudget`: ids in pending and late samples and in every key are renumbered.
     func compactStringsIfLarge() {
-        guard strings.arena.count > options.stringBudget else { return }
+        guard strings.arena.count > stringLimit else { return }
+        defer { stringLimit = max(options.stringBudget, 2 * strings.arena.count) }  // live strings may be many
         var fresh = ByteInterner()
         var remap = [Int32](repeating: -3, count: strings.count)
         func map(_ id: Int32) -> Int32 {

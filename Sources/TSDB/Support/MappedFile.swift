@@ -61,6 +61,16 @@ package final class MappedFile: @unchecked Sendable {
         if let base { madvise(UnsafeMutableRawPointer(mutating: base), count, Int32(MADV_SEQUENTIAL)) }
     }
 
+    /// Lets the kernel drop the mapped pages before `position` (a pointer into this file's bytes)
+    /// from memory, once a scan has read them: they are read from the file again if touched. Does
+    /// nothing for a file read into memory rather than mapped.
+    package func releasePages(before position: UnsafeRawPointer) {
+        guard let base, !owned else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let offset = min(max(0, position - base), count) / page * page
+        if offset > 0 { madvise(UnsafeMutableRawPointer(mutating: base), offset, Int32(MADV_DONTNEED)) }
+    }
+
     package func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
