@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One command: install the peers, build tsdb (release, static Swift runtime), compare; then the
-# Parquet export against pyarrow.
+# Parquet export against pyarrow, and the import of Health's export.zip against healthkit-to-sqlite.
 #   Benchmarks/compare/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -8,6 +8,8 @@ need=()
 for pkg in sqlite3 time libzstd-dev liblz4-dev pkg-config; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
 if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; fi
 python3 -c "import duckdb, numpy, pytz, pyarrow" 2>/dev/null || pip install -q duckdb numpy pytz pyarrow
+command -v healthkit-to-sqlite >/dev/null || pip install -q healthkit-to-sqlite==1.0.1
 swift build -c release --static-swift-stdlib --scratch-path .build-static
 python3 Benchmarks/compare/compare.py "$@"
 python3 Benchmarks/compare/parquet.py "$@"
+python3 Benchmarks/compare/import.py

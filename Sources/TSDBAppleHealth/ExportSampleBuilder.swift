@@ -14,6 +14,12 @@ extension ExportSamples {
         var exportOffset = 0
         /// Each route file a workout names (`/workout-routes/route_….gpx`) → its `WorkoutRoute`.
         var routeReferences: [String: ExportNode] = [:]
+        /// Consecutive records mostly repeat these: a hit costs a byte comparison, not a new string.
+        var types = RecentStrings()
+        var units = RecentStrings()
+        var sources = RecentStrings()
+        var devices = RecentStrings()
+        var versions = RecentStrings()
 
         struct Open {
             var sample: Sample
@@ -169,36 +175,41 @@ extension ExportSamples {
             return (stamp(s), stamp(t))
         }
 
-        func common(_ e: HealthXMLScanner.Element) -> [(String, JSONText)] {
+        mutating func common(_ e: HealthXMLScanner.Element) -> [(String, JSONText)] {
             var m: [(String, JSONText)] = []
-            if let v = e.attribute("sourceVersion") { m.append(("HKSourceVersion", .string(v))) }
+            if let v = versions.string(e.rawAttribute("sourceVersion")) { m.append(("HKSourceVersion", .string(v))) }
             if let v = e.attribute("creationDate") { m.append(("HKCreationDate", .string(v))) }
             return m
         }
 
-        func record(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
-            guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
+        mutating func record(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+            guard let type = types.string(e.rawAttribute("type")), let (start, end) = span(e) else { return nil }
             var metadata = common(e)
             var value = SampleValue.absent
-            if let text = e.attribute("value") {
-                if let number = ExportSamples.number(text) {
+            if let raw = e.rawAttribute("value") {
+                if let number = ExportSamples.number(raw: raw) {
                     value = number
-                } else if let category = ExportSamples.categoryValues[text] {
-                    value = .decimal(ExactDecimal(mantissa: category, scale: 0))
                 } else {
-                    value = .null
-                    metadata.append(("HKCategoryValueLabel", .string(text)))
+                    let label = HealthXMLScanner.decode(raw)
+                    if let category = ExportSamples.categoryValues[label] {
+                        value = .decimal(ExactDecimal(mantissa: category, scale: 0))
+                    } else {
+                        value = .null
+                        metadata.append(("HKCategoryValueLabel", .string(label)))
+                    }
                 }
             }
             let sample = Sample(
-                type: type, start: start, end: end, value: value, unit: OptionalText(e.attribute("unit")),
-                source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
+                type: type, start: start, end: end, value: value,
+                unit: OptionalText(units.string(e.rawAttribute("unit"))),
+                source: OptionalText(sources.string(e.rawAttribute("sourceName"))),
+                device: OptionalText(devices.string(e.rawAttribute("device"))))
             return (sample, metadata)
         }
 
         /// A correlation (blood pressure, food): its records are nested in its metadata
         /// (`HKCorrelationObjects`), and stored as samples of their own from the top level.
-        func correlation(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+        mutating func correlation(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
             guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
             let sample = Sample(
                 type: type, start: start, end: end, value: .null, unit: .null,
@@ -206,7 +217,7 @@ extension ExportSamples {
             return (sample, common(e))
         }
 
-        func workout(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+        mutating func workout(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
             guard let (start, end) = span(e) else { return nil }
             var metadata = common(e)
             if let label = e.attribute("workoutActivityType") {

@@ -73,15 +73,25 @@ public enum ExportSamples {
     /// A number written in the export, kept digit for digit as the day-file parser keeps one (a
     /// short decimal, else its text); nil for anything that is not a JSON number.
     static func number(_ text: String) -> SampleValue? {
-        guard isJSONNumber(text) else { return nil }
         var t = text
-        let decimal = t.withUTF8 { DayFileParser.exactDecimal(UnsafeRawBufferPointer($0)) }
-        return decimal.map(SampleValue.decimal) ?? .numberText(text)
+        return t.withUTF8 { number(raw: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``number(_:)`` straight from an attribute's bytes (a number holds no entity to decode).
+    static func number(raw: UnsafeRawBufferPointer) -> SampleValue? {
+        guard isJSONNumber(raw) else { return nil }
+        return DayFileParser.exactDecimal(raw).map(SampleValue.decimal)
+            ?? .numberText(String(decoding: raw, as: UTF8.self))
     }
 
     /// JSON's number grammar: `-? int frac? exp?` (so the text can be written back as JSON).
     static func isJSONNumber(_ text: String) -> Bool {
-        var u = Array(text.utf8)[...]
+        var t = text
+        return t.withUTF8 { isJSONNumber(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func isJSONNumber(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var u = raw[...]
         func digits() -> Int {
             var n = 0
             while let c = u.first, c >= 48 && c <= 57 {

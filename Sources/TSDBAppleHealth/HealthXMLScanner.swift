@@ -247,17 +247,22 @@ struct HealthXMLScanner {
                 continue
             }
             let entity = String(decoding: UnsafeRawBufferPointer(rebasing: v[k + 1..<semi]), as: UTF8.self)
-            let named: [String: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
             var scalar: Unicode.Scalar?
-            if let s = named[entity] {
-                scalar = s.unicodeScalars.first
-            } else if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
-                scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
-            } else if entity.hasPrefix("#") {
-                scalar = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init)
+            switch entity {  // a switch, not a dictionary: devices carry four entities per record
+            case "amp": scalar = "&"
+            case "lt": scalar = "<"
+            case "gt": scalar = ">"
+            case "quot": scalar = "\""
+            case "apos": scalar = "'"
+            default:
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                    scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+                } else if entity.hasPrefix("#") {
+                    scalar = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init)
+                }
             }
             if let scalar {
-                out += Array(String(Character(scalar)).utf8)
+                UTF8.encode(scalar) { out.append($0) }
                 k = semi + 1
             } else {
                 out.append(v[k])

@@ -1,5 +1,11 @@
 import TSDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A workout's route (`workout-routes/route_….gpx` in the export) as samples: one
 /// `HKWorkoutRouteTypeIdentifier` sample per track point at its instant, its fields as metadata
 /// with the GPX's own names and digits (`lat`, `lon`, `ele`, `speed`, `course`, `hAcc`, `vAcc`)
@@ -82,12 +88,13 @@ enum RoutePoints {
 
     static func find(_ needle: StaticString, in b: UnsafeRawBufferPointer, from: Int) -> Int? {
         let n = needle.utf8CodeUnitCount
-        let p = needle.utf8Start
-        guard n > 0, b.count >= n, from <= b.count - n else { return nil }
+        guard n > 0, let base = b.baseAddress, from >= 0 else { return nil }
+        let first = Int32(needle.utf8Start[0])
         var i = from
-        while i <= b.count - n {
-            if b[i] == p[0] && (1..<n).allSatisfy({ b[i + $0] == p[$0] }) { return i }
-            i += 1
+        while b.count - i >= n, let hit = memchr(base + i, first, b.count - i - n + 1) {
+            let at = UnsafeRawPointer(hit) - base
+            if memcmp(base + at, needle.utf8Start, n) == 0 { return at }
+            i = at + 1
         }
         return nil
     }
