@@ -20,7 +20,8 @@ public enum ExportSamples {
     static let chunkSamples = 16_384
 
     /// Streams the export's samples to `chunk`, a bounded piece at a time, in the export's order
-    /// (Health writes records type by type, each in time order), route points last.
+    /// (Health writes records type by type, each in time order), then route points and
+    /// electrocardiograms.
     package static func read(
         _ path: String, chunkSamples: Int = chunkSamples, chunk: (inout ParsedDayFile) throws(TSDBError) -> Void
     ) throws(TSDBError) {
@@ -42,6 +43,11 @@ public enum ExportSamples {
             let reference = "/" + relative
             _ = RoutePoints.add(
                 gpx: bytes, file: reference, route: builder.routeReferences[reference], to: &builder.parsed)
+            try handOver(atLeast: chunkSamples)
+        }
+        try ExportReader.forEachFile(in: path, folder: "electrocardiograms/", suffix: ".csv") {
+            (relative, bytes) throws(TSDBError) in
+            _ = Electrocardiograms.add(csv: bytes, file: "/" + relative, to: &builder.parsed)
             try handOver(atLeast: chunkSamples)
         }
         try handOver(atLeast: 1)

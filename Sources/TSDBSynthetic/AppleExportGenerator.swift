@@ -21,6 +21,7 @@ public struct AppleExportGenerator {
         public var correlations = 0
         public var activitySummaries = 0
         public var heartbeats = 0
+        public var electrocardiograms = 0
         public var xmlBytes = 0
     }
 
@@ -49,6 +50,7 @@ public struct AppleExportGenerator {
         xml.raw(" <ExportDate value=\"\(Self.date(exported, exportOffset))\"/>\n")
         var day = 0
         var routes: [(path: String, start: Int64, end: Int64)] = []
+        var ecgs: [(date: String, start: Int64)] = []
         try HealthDataGenerator(options: options).forEachDay { (date, dayStart, samples) throws(TSDBError) in
             for s in samples where s.start.microseconds >= dayStart {  // each sample once
                 if s.type == "HKWorkoutTypeIdentifier" {
@@ -63,6 +65,7 @@ public struct AppleExportGenerator {
                     }
                 }
             }
+            if day % 30 == 2 { ecgs.append((date, dayStart + 10 * 3_600_000_000)) }
             if day % 7 == 3 {
                 bloodPressure(at: dayStart + 8 * 3_600_000_000, &xml, exportOffset)
                 written.correlations += 1
@@ -87,6 +90,11 @@ public struct AppleExportGenerator {
         for r in routes {
             try zip.begin("apple_health_export" + r.path)
             try zip.write(Array(Self.gpx(from: r.start, to: r.end).utf8))
+        }
+        for (date, start) in ecgs {
+            try zip.begin("apple_health_export/electrocardiograms/ecg_\(date).csv")
+            try zip.write(Array(Self.electrocardiogram(at: start, exportOffset).utf8))
+            written.electrocardiograms += 1
         }
         try zip.begin("apple_health_export/export_cda.xml")
         try zip.write(Array("<?xml version=\"1.0\"?>\n<ClinicalDocument><component>".utf8))  // cut short, as seen
@@ -252,6 +260,22 @@ public struct AppleExportGenerator {
             k += 1
         }
         return out + " </trkseg></trk>\n</gpx>\n"
+    }
+
+    /// A 30-second single-lead recording at 512 Hz as the export writes it: header lines (these in
+    /// English), lead and unit, then one voltage a line (a beat a second).
+    static func electrocardiogram(at start: Int64, _ offset: Int) -> String {
+        var out =
+            "Name,Alex Martin\nDate of Birth,\"12 Apr 1985\"\nRecorded Date,\(date(start, offset))\n"
+            + "Classification,Sinus Rhythm\nSymptoms,\nSoftware Version,2\nDevice,\"Watch6,2\"\n"
+            + "Sample Rate,512 hertz\n\nLead,Lead I\nUnit,µV\n\n"
+        for i in 0..<(30 * 512) {
+            let phase = i % 512
+            let spike = phase < 12 ? (6 - abs(phase - 6)) * 180_000 : 0
+            let mantissa = spike - 20_000 + (i * 7919 % 4001)
+            out += ExactDecimal(mantissa: Int64(mantissa), scale: 3).description + "\n"
+        }
+        return out
     }
 
     func bloodPressure(at t: Int64, _ xml: inout XMLText, _ offset: Int) {

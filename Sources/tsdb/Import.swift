@@ -79,6 +79,8 @@ extension Import {
     /// Keeps the export in the store's `exports/` and compacts.
     func store() throws {
         let layout = try importLayout()
+        let clock = ContinuousClock()
+        let start = clock.now
         var bar = ProgressBar("reading")
         let kept = try ExportImport.keep(export, in: layout) { bar.update(done: $0, total: $1) }
         bar.finish()
@@ -89,7 +91,28 @@ extension Import {
                 + "\(formatCount(records)) records, \(formatCount(workouts)) workouts"
                 + (kept.inventory.exportDate.map { ", exported \($0)" } ?? ""))
         let report = try Compact.parse([]).compact(layout, CompactionOptions())
+        let seconds =
+            Double((clock.now - start).components.attoseconds) / 1e18
+            + Double((clock.now - start).components.seconds)
+        let inv = kept.inventory
+        if !kept.alreadyImported {
+            output(
+                "imported \(formatBytes(inv.xmlBytes)) of XML in \(fixed(seconds, 2)) s "
+                    + "(\(fixed(Double(inv.xmlBytes) / 1e6 / max(seconds, 1e-9), 0)) MB/s), samples from "
+                    + "\(inv.firstDate ?? "?") to \(inv.lastDate ?? "?")")
+        }
+        let skipped = Self.notImported(inv)
+        if !skipped.isEmpty { output("not imported (kept in the archive): " + skipped.joined(separator: ", ")) }
         if report.isPartial { throw ExitCode(2) }
+    }
+
+    /// What the archive holds that the store does not: elements and files tsdb does not read yet.
+    static func notImported(_ inv: ExportInventory) -> [String] {
+        var out = inv.otherElements.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        for m in inv.otherMembers where !m.contains("electrocardiograms/") && !m.contains("workout-routes/") {
+            out.append(m.hasSuffix("export_cda.xml") ? "\(m) (clinical document)" : m)
+        }
+        return out
     }
 
     /// The store folder: an existing one, or a new (or empty) folder given the usual layout.

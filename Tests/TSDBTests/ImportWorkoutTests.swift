@@ -148,4 +148,42 @@ final class ImportWorkoutTests: XCTestCase {
         XCTAssertTrue(
             r.stdout.contains("  me: date of birth 1985-04-12, biological sex Female, blood type NotSet\n"), r.stdout)
     }
+
+    func testAnElectrocardiogramIsAVoltageSeriesLinkedToItsRecording() throws {
+        let (_, written) = try Self.shared.get()
+        XCTAssertEqual(written.electrocardiograms, 1)
+        let s = try Store(at: try folder + "/store")
+        var cursor = try s.samples(of: "HKDataTypeIdentifierElectrocardiogram")
+        let ecg = try XCTUnwrap(try cursor.next())
+        XCTAssertNil(try cursor.next())
+        var text = try XCTUnwrap(ecg.metadata.string)
+        let meta = try text.withUTF8 { try JSONValue.parse(UnsafeRawBufferPointer($0)) }
+        XCTAssertEqual(meta["Classification"]?.string, "Sinus Rhythm")
+        XCTAssertEqual(meta["Sample Rate"]?.string, "512 hertz")
+        XCTAssertEqual(meta["file"]?.string, "/electrocardiograms/ecg_2025-03-03.csv")
+        // The voltages as Python reads the CSV: digits, and the instant of each at 512 Hz.
+        let py = try runProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); "
+                    + "t=z.read('apple_health_export/electrocardiograms/ecg_2025-03-03.csv').decode().split('\\n\\n'); "
+                    + "print('\\n'.join(v for v in t[2].split('\\n') if v))",
+                try folder + "/export.zip",
+            ])
+        let expected = py.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(expected.count, 30 * 512)
+        var voltages = try s.samples(
+            of: "HKElectrocardiogramVoltage", from: ecg.start.microseconds, to: ecg.end.microseconds)
+        var values: [String] = []
+        var instants: [Int64] = []
+        while let v = try voltages.next() {
+            values.append(v.value.description)
+            instants.append(v.start.microseconds - ecg.start.microseconds)
+        }
+        XCTAssertEqual(values, expected)
+        XCTAssertEqual(instants[512], 1_000_000, "one second after 512 readings")
+        XCTAssertEqual(instants[1], 1953, "1/512 s, to the microsecond")
+        XCTAssertEqual(ecg.end.microseconds - ecg.start.microseconds, 30_000_000)
+    }
 }

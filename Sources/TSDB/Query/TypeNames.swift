@@ -25,6 +25,7 @@ public enum TypeNames {
         if identifier == "HKWorkoutTypeIdentifier" { return "Workout" }
         if identifier == "HKActivitySummaryTypeIdentifier" { return "ActivitySummary" }
         if identifier == "HKWorkoutRouteTypeIdentifier" { return "WorkoutRoute" }
+        if identifier == "HKElectrocardiogramVoltage" { return "ElectrocardiogramVoltage" }
         for p in prefixes where identifier.hasPrefix(p) && identifier.count > p.count {
             return String(identifier.dropFirst(p.count))
         }
