@@ -27,12 +27,14 @@ public enum ExportImport {
         { (path, chunk) throws(TSDBError) in try ExportSamples.read(path, chunkSamples: chunkSamples, chunk: chunk) }
     }
 
-    /// Reads the whole export first (a damaged one is refused before anything is written), then
-    /// copies it into `exports/` unless an identical copy is there.
+    /// Copies the export into `exports/` unless an identical copy is there, after checking its
+    /// directory and head (``ExportReader/outline(of:)``). The samples are read once, by the
+    /// compaction that follows; if it finds the archive damaged, ``discard(_:in:)`` removes the
+    /// copy again, so the store is left as it was.
     public static func keep(_ source: String, in layout: StoreLayout, progress: (Int, Int) -> Void = { _, _ in })
         throws(TSDBError) -> Kept
     {
-        let inventory = try ExportReader.inventory(of: source, progress: progress)
+        let inventory = try ExportReader.outline(of: source)
         let file = FileSystem.isDirectory(source) ? try ExportReader.xmlInFolder(source) : source
         let isXML = !(file.hasSuffix(".zip") || ExportReader.isZip(file))
         let stamp = name(forExportDate: inventory.exportDate)
@@ -47,9 +49,17 @@ public enum ExportImport {
             }
             return Kept(inventory: inventory, relativePath: relative, alreadyImported: true)
         }
-        try copy(file, to: target)
+        try copy(file, to: target, progress: progress)
         try FileSystem.syncDirectory(layout.exportsDirectory)
         return Kept(inventory: inventory, relativePath: relative, alreadyImported: false)
+    }
+
+    /// Removes a copy `keep` just made (its compaction found the archive damaged).
+    public static func discard(_ kept: Kept, in layout: StoreLayout) {
+        guard !kept.alreadyImported else { return }
+        FileSystem.remove(layout.appleHealthDirectory + "/" + kept.relativePath)
+        try? FileSystem.syncDirectory(layout.exportsDirectory)
+        FileSystem.removeDirectoryIfEmpty(layout.exportsDirectory)
     }
 
     /// `2025-03-02 10:00:00 +0100` → `2025-03-02_100000+0100` (sorts by date for one offset).
@@ -71,7 +81,7 @@ public enum ExportImport {
     }
 
     /// Copies in 1 MB pieces into a staged file published atomically (no partial copy survives).
-    static func copy(_ source: String, to target: String) throws(TSDBError) {
+    static func copy(_ source: String, to target: String, progress: (Int, Int) -> Void) throws(TSDBError) {
         let staged = try StagedFile(path: target)
         let input = try MappedFile(path: source)
         input.adviseSequential()
@@ -81,6 +91,7 @@ public enum ExportImport {
                 let n = min(1 << 20, b.count - o)
                 try staged.append(Array(UnsafeRawBufferPointer(rebasing: b[o..<o + n])))
                 o += n
+                progress(o, b.count)
             }
         }
         try staged.publish()

@@ -263,6 +263,29 @@ enum HealthDate {
 }
 
 extension ExportReader {
+    /// What an export is without reading its samples: the XML's name and size, the other files,
+    /// and the head (export date, `Me`). A damaged or foreign archive fails here when its
+    /// directory or the start of its XML is bad; damage further in is found while compacting.
+    public static func outline(of path: String) throws(TSDBError) -> ExportInventory {
+        var inventory = ExportInventory(source: path)
+        let target = FileSystem.isDirectory(path) ? try xmlInFolder(path) : path
+        if target.hasSuffix(".zip") || isZip(target) {
+            let archive = try ZipArchive(path: target)
+            let xml = try healthDataMember(archive)
+            inventory.xmlName = xml.name
+            inventory.xmlBytes = xml.size
+            inventory.otherMembers = archive.members.filter { $0.name != xml.name && !$0.name.hasSuffix("/") }.map(
+                \.name)
+        } else {
+            inventory.xmlName = target
+            inventory.xmlBytes = try MappedFile(path: target).count
+        }
+        let head = try head(of: target)
+        inventory.exportDate = head.exportDate
+        inventory.me = head.me
+        return inventory
+    }
+
     /// What an export says before its first sample: its date and the `Me` characteristics
     /// (`tsdb stats`). Reads at most the first megabyte of the XML.
     public static func head(of path: String) throws(TSDBError) -> (exportDate: String?, me: [(String, String)]) {

@@ -27,8 +27,10 @@ public enum ExportSamples {
     ) throws(TSDBError) {
         var inventory = ExportInventory(source: path)
         var builder = Builder()
+        var progress = (done: 0, total: 0)
         func handOver(atLeast n: Int) throws(TSDBError) {
             guard builder.parsed.sampleCount >= n else { return }
+            builder.parsed.readProgress = progress
             try chunk(&builder.parsed)
             builder.parsed = ParsedDayFile()
         }
@@ -36,7 +38,7 @@ public enum ExportSamples {
             builder.take(e)
             if builder.open == nil { try handOver(atLeast: chunkSamples) }
         }
-        try ExportReader.stream(path, into: &inventory, progress: { _, _ in }, take)
+        try ExportReader.stream(path, into: &inventory, progress: { progress = ($0, $1) }, take)
         // A route's file is named in its workout as `/workout-routes/route_….gpx`.
         try ExportReader.forEachFile(in: path, folder: "workout-routes/", suffix: ".gpx") {
             (relative, bytes) throws(TSDBError) in

@@ -131,7 +131,9 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
     ].joined(separator: "\n")
     let milliseconds = fixed(r.elapsedSeconds * 1000, 1)
     if r.upToDate {
-        return "up to date: \(plural(r.filesUnchanged, "day file")) unchanged (checked in \(milliseconds) ms)\n" + store
+        let export = r.exportsUnchanged > 0 ? " and the Apple Health export" : ""
+        let dayFiles = plural(r.filesUnchanged - r.exportsUnchanged, "day file")
+        return "up to date: \(dayFiles)\(export) unchanged (checked in \(milliseconds) ms)\n" + store
     }
     if !r.isFullRebuild {
         let touched = r.filesTouched > 0 ? ", \(r.filesTouched) touched (same content)" : ""
@@ -151,7 +153,9 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
         ? "\(plural(r.filesRead, "day file")) (\(formatBytes(r.bytesRead)) of JSON)"
         : "\(plural(r.filesRead - r.exportsRead, "day file")) and an Apple Health export "
             + "(\(formatBytes(r.bytesRead)) read)"
-    let read = "compacted \(inputs) in \(fixed(r.elapsedSeconds, 2)) s — \(fixed(throughput, 0)) MB/s"
+    // An export's bytes are compressed: its XML rate is what `tsdb import` reports.
+    let rate = r.exportsRead == 0 ? " — \(fixed(throughput, 0)) MB/s" : ""
+    let read = "compacted \(inputs) in \(fixed(r.elapsedSeconds, 2)) s" + rate
     let samples =
         "\(formatCount(r.samplesRead)) read, \(formatCount(r.duplicatesDropped)) identical repeats "
         + "(within or across day files) stored once"

@@ -76,33 +76,39 @@ struct Import: ParsableCommand {
 }
 
 extension Import {
-    /// Keeps the export in the store's `exports/` and compacts.
+    /// Keeps the export in the store's `exports/` and compacts; a damaged archive is removed again.
     func store() throws {
         let layout = try importLayout()
         let clock = ContinuousClock()
         let start = clock.now
-        var bar = ProgressBar("reading")
+        var bar = ProgressBar("copying")
         let kept = try ExportImport.keep(export, in: layout) { bar.update(done: $0, total: $1) }
         bar.finish()
-        let records = kept.inventory.records.values.reduce(0, +)
-        let workouts = kept.inventory.workouts.values.reduce(0, +)
-        output(
-            (kept.alreadyImported ? "already imported as " : "kept as ") + kept.relativePath + ": "
-                + "\(formatCount(records)) records, \(formatCount(workouts)) workouts"
-                + (kept.inventory.exportDate.map { ", exported \($0)" } ?? ""))
-        let report = try Compact.parse([]).compact(layout, CompactionOptions())
-        let seconds =
-            Double((clock.now - start).components.attoseconds) / 1e18
-            + Double((clock.now - start).components.seconds)
         let inv = kept.inventory
+        output(
+            (kept.alreadyImported ? "already imported as " : "kept as ") + kept.relativePath
+                + (inv.exportDate.map { " (exported \($0))" } ?? ""))
+        let report: CompactionReport
+        do {
+            report = try Compact.parse([]).compact(layout, CompactionOptions())
+        } catch {
+            ExportImport.discard(kept, in: layout)
+            if !kept.alreadyImported { printError("the export was not imported; the store is as it was") }
+            throw error
+        }
+        let seconds =
+            Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds)
         if !kept.alreadyImported {
             output(
                 "imported \(formatBytes(inv.xmlBytes)) of XML in \(fixed(seconds, 2)) s "
-                    + "(\(fixed(Double(inv.xmlBytes) / 1e6 / max(seconds, 1e-9), 0)) MB/s), samples from "
-                    + "\(inv.firstDate ?? "?") to \(inv.lastDate ?? "?")")
+                    + "(\(fixed(Double(inv.xmlBytes) / 1e6 / max(seconds, 1e-9), 0)) MB/s)")
         }
         let skipped = Self.notImported(inv)
-        if !skipped.isEmpty { output("not imported (kept in the archive): " + skipped.joined(separator: ", ")) }
+        if !skipped.isEmpty {
+            output(
+                "not imported (kept in the archive): " + skipped.joined(separator: ", ")
+                    + "; tsdb import --check lists every element")
+        }
         if report.isPartial { throw ExitCode(2) }
     }
 

@@ -124,17 +124,25 @@ final class ImportTests: XCTestCase {
         var options = HealthDataGenerator.Options()
         options.days = 3
         try AppleExportGenerator(options: options).write(to: folder.path + "/export.zip")
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/export.zip")))
-        for k in 300..<340 { bytes[k] ^= 0xA5 }
-        folder.write(bytes: bytes, to: "damaged.zip")
+        let whole = Array(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/export.zip")))
         let store = try generatedStore("import-damaged-store", days: 2)
         defer { store.cleanup() }
-        let before = snapshot(store.path)
-        let r = try tsdbShell(["import", folder.path + "/damaged.zip", "--store", store.path])
-        XCTAssertNotEqual(r.status, 0)
-        XCTAssertTrue(r.stderr.contains("member apple_health_export/export.xml"), r.stderr)
-        XCTAssertEqual(Set(snapshot(store.path).keys), Set(before.keys), "no file added")
-        for (path, (data, _)) in snapshot(store.path) { XCTAssertEqual(data, before[path]?.0, path) }
+        // Damage at the head is refused before anything is copied; damage deeper in is found while
+        // compacting, and the copy is removed again.
+        for at in [300, whole.count / 3] {
+            var bytes = whole
+            for k in at..<at + 40 { bytes[k] ^= 0xA5 }
+            folder.write(bytes: bytes, to: "damaged.zip")
+            let before = snapshot(store.path)
+            let r = try tsdbShell(["import", folder.path + "/damaged.zip", "--store", store.path])
+            XCTAssertNotEqual(r.status, 0)
+            XCTAssertTrue(r.stderr.contains("apple_health_export/export.xml"), r.stderr)
+            XCTAssertEqual(Set(snapshot(store.path).keys), Set(before.keys), "no file added (damage at \(at))")
+            // (LOCK names the last compaction's process: the failed one took it.)
+            for (path, (data, _)) in snapshot(store.path) where path != "tsdb/LOCK" {
+                XCTAssertEqual(data, before[path]?.0, path)
+            }
+        }
     }
 
     func testDayFilesAndAnExportLiveSideBySide() throws {
@@ -154,7 +162,7 @@ final class ImportTests: XCTestCase {
         XCTAssertTrue(dayFileTypes.isSubset(of: Set(s.types.map(\.type))), "the day files' samples stay")
         XCTAssertTrue(s.types.contains { $0.type == "HKQuantityTypeIdentifierWalkingSpeed" }, "the export's join them")
         let compact = try tsdbShell(["compact", store.path])
-        XCTAssertTrue(compact.stdout.contains("up to date"), compact.stdout)
+        XCTAssertTrue(compact.stdout.contains("day files and the Apple Health export unchanged"), compact.stdout)
         XCTAssertEqual(try tsdbShell(["verify", "--deep", "--store", store.path]).status, 0)
     }
 

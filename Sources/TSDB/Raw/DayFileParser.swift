@@ -18,6 +18,8 @@ package struct ParsedDayFile {
     /// ``ContentHash`` of the file's bytes and the UTC months its samples start in (set by the compactor).
     package var contentHash: UInt64 = 0
     var months: [MonthIndex] = []
+    /// For a chunk of a streamed export: how far into its XML the reader is (bytes done, total).
+    package var readProgress = (done: 0, total: 0)
 
     package init() {}
 

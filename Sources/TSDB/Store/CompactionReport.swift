@@ -33,6 +33,8 @@ public struct CompactionReport: Sendable {
     public var filesChanged = 0
     public var filesDeleted = 0
     public var filesUnchanged = 0
+    /// Of `filesUnchanged`, the kept Apple Health exports (the rest are day files).
+    public var exportsUnchanged = 0
     /// Files with a new modification time but the same content (only the manifest is updated).
     public var filesTouched = 0
     /// Months rebuilt from raw files and months extended with new files (-1: full rebuild).

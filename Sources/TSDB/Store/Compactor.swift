@@ -119,21 +119,30 @@ public final class Compactor {
         report.ignored = listing.ignored
         let plan = previous.map { IncrementalPlan(files: files, previous: $0) }
         var manifest: Manifest
-        // A new export touches nearly every month: it is streamed through a full rebuild.
-        if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit,
-            !plan.candidates.contains(where: \.isExport)
-        {
-            guard let updated = try incremental(plan, previous: previous, rebuilding: rebuildMonths, progress: progress)
-            else {
-                report.upToDate = true
-                report.generation = previous.generation
-                finishReport(previous, clock: clock)
-                removeCrashLeftovers(newerThan: previous.generation)
-                return report
+        do throws(TSDBError) {
+            // A new export touches nearly every month: it is streamed through a full rebuild.
+            if let previous, let plan, plan.candidates.count <= options.incrementalFileLimit,
+                !plan.candidates.contains(where: \.isExport)
+            {
+                guard
+                    let updated = try incremental(
+                        plan, previous: previous, rebuilding: rebuildMonths, progress: progress)
+                else {
+                    report.upToDate = true
+                    report.generation = previous.generation
+                    finishReport(previous, clock: clock)
+                    removeCrashLeftovers(newerThan: previous.generation)
+                    return report
+                }
+                manifest = updated
+            } else {
+                manifest = try fullRebuild(files, progress: progress)
             }
-            manifest = updated
-        } else {
-            manifest = try fullRebuild(files, progress: progress)
+        } catch {
+            // Nothing was published: the segments this run wrote go, as a crash's would.
+            _ = try? syncer.finish()
+            removeCrashLeftovers(newerThan: published?.generation ?? 0)
+            throw error
         }
 
         // Durability before publication: every new segment (fsynced in the background as it was
@@ -202,7 +211,15 @@ public final class Compactor {
         try flush(before: .max)
         try rewriteLateMonths()
         for file in exports {
-            manifest.rawFiles.append(try mergeExport(file, keep: { _ in true }, flushing: true))
+            let before = bytesDone
+            let exportProgress = { (fraction: Double) -> Void in
+                progress?(
+                    CompactionProgress(
+                        filesDone: done, filesTotal: files.count, bytesDone: before + Int(fraction * Double(file.size)),
+                        bytesTotal: totalBytes))
+            }
+            let entry = try mergeExport(file, keep: { _ in true }, flushing: true, progress: exportProgress)
+            manifest.rawFiles.append(entry)
             report.filesAdded += 1
             try flush(before: .max)
             bytesDone += file.size

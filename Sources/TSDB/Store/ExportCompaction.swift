@@ -11,9 +11,9 @@ extension Compactor {
     /// (type, month) the export has moved past. Returns its manifest entry (and counts it as read).
     /// A read failure stops the compaction, so nothing is published: the export was whole when it
     /// was imported, and half of it must not replace the store's copy.
-    func mergeExport(_ file: RawFile, keep: (MonthIndex) -> Bool, flushing: Bool)
-        throws(TSDBError) -> Manifest.RawFileEntry
-    {
+    func mergeExport(
+        _ file: RawFile, keep: (MonthIndex) -> Bool, flushing: Bool, progress: (Double) -> Void = { _ in }
+    ) throws(TSDBError) -> Manifest.RawFileEntry {
         let hash = try MappedFile(path: file.absolutePath).withBytes { ContentHash.hash($0) }
         var months = Set<MonthIndex>()
         var count = 0
@@ -36,6 +36,9 @@ extension Compactor {
         do throws(TSDBError) {
             while let chunk = try pipe.take() {
                 count += chunk.samples.count
+                if chunk.readProgress.total > 0 {
+                    progress(Double(chunk.readProgress.done) / Double(chunk.readProgress.total))
+                }
                 months.formUnion(merge(chunk, keep: keep))
                 if flushing { try flushPassed(by: chunk) }
                 compactStringsIfLarge()

@@ -72,6 +72,7 @@ extension Compactor {
         rebuild.formUnion(fromExport)
         append.subtract(fromExport)
         report.filesUnchanged = plan.unchanged.count
+        report.exportsUnchanged = plan.unchanged.count { $0.isExport }
         guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
             if !touchedOnly { return nil }
             var m = previous
