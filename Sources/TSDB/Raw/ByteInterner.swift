@@ -63,6 +63,10 @@ struct ByteInterner {
         return id
     }
 
+    /// Room for `bytes` more string bytes, so the arena does not reallocate (and briefly exist
+    /// twice) while it fills up to that.
+    mutating func reserveCapacity(bytes: Int) { arena.reserveCapacity(arena.count + bytes) }
+
     mutating func intern(_ string: String) -> Int32 {
         var s = string
         return s.withUTF8 { intern(UnsafeRawBufferPointer($0)) }

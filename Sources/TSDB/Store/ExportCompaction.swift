@@ -76,17 +76,31 @@ extension Compactor {
     }
 
     /// Rebuilds the string table with only the strings pending samples use, when it has grown
-    /// past the options' `stringBudget`: ids in pending and late samples and in every key are renumbered.
+    /// past its limit: ids in pending and late samples and in every key are renumbered in place.
+    /// The new table reserves the live bytes plus the options' `stringBudget` at once, and that is
+    /// the next limit: memory grows by a fixed step, never by doubling.
     func compactStringsIfLarge() {
         guard strings.arena.count > stringLimit else { return }
-        defer { stringLimit = max(options.stringBudget, 2 * strings.arena.count) }  // live strings may be many
-        var fresh = ByteInterner()
-        var remap = [Int32](repeating: -3, count: strings.count)
-        func map(_ id: Int32) -> Int32 {
-            guard id >= 0 else { return id }
-            if remap[Int(id)] == -3 { remap[Int(id)] = strings.withBytes(id) { fresh.intern($0) } }
-            return remap[Int(id)]
+        var used = [Bool](repeating: false, count: strings.count)
+        var liveBytes = 0
+        func mark(_ id: Int32) {
+            guard id >= 0, !used[Int(id)] else { return }
+            used[Int(id)] = true
+            liveBytes += strings.withBytes(id) { $0.count }
         }
+        func markStrings(of s: PackedSample) {
+            (mark(s.type), mark(s.unit), mark(s.source), mark(s.device), mark(s.metadata))
+            if s.valueTag == ValueTag.numberText { mark(Int32(s.mantissa)) }
+        }
+        for samples in pending.values { for s in samples { markStrings(of: s) } }
+        for samples in late.values { for s in samples { markStrings(of: s) } }
+        for key in Array(pending.keys) + Array(late.keys) + Array(written.keys) { mark(key.type) }
+        var fresh = ByteInterner()
+        fresh.reserveCapacity(bytes: liveBytes + options.stringBudget)
+        var remap = [Int32](repeating: -3, count: strings.count)
+        for id in used.indices where used[id] { remap[id] = strings.withBytes(Int32(id)) { fresh.intern($0) } }
+        used = []
+        func map(_ id: Int32) -> Int32 { id >= 0 ? remap[Int(id)] : id }
         func renumber(_ samples: inout [PackedSample]) {
             for i in samples.indices {
                 samples[i].type = map(samples[i].type)
@@ -99,18 +113,20 @@ extension Compactor {
                 }
             }
         }
-        func renumbered<V>(_ d: [MonthKey: V], _ body: (inout V) -> Void) -> [MonthKey: V] {
+        // Each array is taken out of its dictionary first, so renumbering does not copy it.
+        func renumbered<V>(_ d: inout [MonthKey: V], _ body: (inout V) -> Void) {
             var out: [MonthKey: V] = [:]
-            for (k, v) in d {
-                var value = v
+            for key in Array(d.keys) {
+                var value = d.removeValue(forKey: key)!
                 body(&value)
-                out[MonthKey(type: map(k.type), month: k.month)] = value
+                out[MonthKey(type: map(key.type), month: key.month)] = value
             }
-            return out
+            d = out
         }
-        pending = renumbered(pending, renumber)
-        late = renumbered(late, renumber)
-        written = renumbered(written) { _ in }
+        renumbered(&pending, renumber)
+        renumbered(&late, renumber)
+        renumbered(&written) { _ in }
         strings = fresh
+        stringLimit = liveBytes + options.stringBudget
     }
 }
