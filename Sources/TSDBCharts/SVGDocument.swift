@@ -28,21 +28,7 @@ struct SVGDocument {
         return (negative ? "-" : "") + String(integer) + (fraction.isEmpty || digits == 0 ? "" : "." + fraction)
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default:
-                // Control characters are not allowed in XML 1.0 at all.
-                if c.value < 0x20 && c != "\n" && c != "\t" { out += "\u{FFFD}" } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { XMLEscape.text(text) }
 
     mutating func raw(_ text: String) { body += text + "\n" }
 
@@ -116,5 +102,24 @@ struct SVGDocument {
             \(body)</svg>
 
             """
+    }
+}
+
+/// Text for XML content or a quoted attribute: SVG here, GPX routes in the command line.
+package enum XMLEscape {
+    package static func text(_ text: String) -> String {
+        var out = ""
+        for c in text.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default:
+                // Control characters are not allowed in XML 1.0 at all.
+                if c.value < 0x20 && c != "\n" && c != "\t" { out += "\u{FFFD}" } else { out.unicodeScalars.append(c) }
+            }
+        }
+        return out
     }
 }

@@ -1,4 +1,5 @@
 import TSDB
+import TSDBCharts
 
 /// A workout's route written back out: GPX 1.1 as Health writes it (Apple's speed, course and
 /// accuracies in `<extensions>`), GeoJSON (one LineString feature, RFC 7946: lon, lat, elevation),
@@ -55,17 +56,5 @@ enum RouteOutput {
         }
     }
 
-    static func xmlEscaped(_ s: String) -> String {
-        var out = ""
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
+    static func xmlEscaped(_ s: String) -> String { XMLEscape.text(s) }
 }
