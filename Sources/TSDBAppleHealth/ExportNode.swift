@@ -42,6 +42,20 @@ indirect enum JSONText {
     case object([(String, JSONText)])
     case nodes([ExportNode])
 
+    /// Members in key order (UTF-8 bytes), a repeated key's first member first. Objects here have a
+    /// few keys: an insertion sort, stable, without the allocations of `sorted`.
+    static func sortedByKey(_ members: [(String, JSONText)]) -> [(String, JSONText)] {
+        var out = members
+        for i in 1..<max(out.count, 1) {
+            var j = i
+            while j > 0 && out[j].0.utf8.lexicographicallyPrecedes(out[j - 1].0.utf8) {
+                out.swapAt(j, j - 1)
+                j -= 1
+            }
+        }
+        return out
+    }
+
     /// Canonical: object keys sorted by their UTF-8 bytes, the first of a repeated key kept.
     func append(to out: inout [UInt8]) {
         switch self {
@@ -50,11 +64,7 @@ indirect enum JSONText {
         case .object(let members):
             out.append(UInt8(ascii: "{"))
             var previous: String?
-            let sorted = members.enumerated().sorted { a, b in
-                a.element.0 == b.element.0
-                    ? a.offset < b.offset : a.element.0.utf8.lexicographicallyPrecedes(b.element.0.utf8)
-            }
-            for (k, v) in sorted.map(\.element) where k != previous {
+            for (k, v) in Self.sortedByKey(members) where k != previous {
                 if previous != nil { out.append(UInt8(ascii: ",")) }
                 previous = k
                 DayFileWriter.appendJSONString(k, to: &out)

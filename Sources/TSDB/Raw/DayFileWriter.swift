@@ -35,12 +35,15 @@ public enum DayFileWriter {
 
     /// A JSON string literal; plain ASCII text (the common case) is copied without escaping work.
     public static func appendJSONString(_ s: String, to out: inout [UInt8]) {
-        if s.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+        var text = s
+        let plain = text.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else { return false }
             out.append(0x22)
-            out.append(contentsOf: s.utf8)
+            out.append(contentsOf: bytes)
             out.append(0x22)
-            return
+            return true
         }
+        if plain { return }
         var w = ByteWriter()
         JSONScanner.writeString(s.utf8, into: &w)
         out.append(contentsOf: w.bytes)
