@@ -6,10 +6,12 @@ struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import Apple Health's own export (export.zip, export.xml or the unzipped folder).",
         discussion:
-            "Reads the whole export as a stream (the zip is never extracted; a damaged one is refused before "
-            + "anything is written), keeps it byte for byte as STORE/exports/<export date>.zip (the file you "
-            + "named is only read), and compacts: records and workouts join the day files' samples in the store. "
-            + "The newest kept export is the one read. Importing the same archive again changes nothing. "
+            "Keeps the export byte for byte as STORE/exports/<export date>.zip (the file you named is only "
+            + "read), then compacts, reading it once as a stream (the zip is never extracted): records, "
+            + "correlations, workouts with their statistics, events and routes, heartbeats, activity summaries and "
+            + "electrocardiograms join the day files' samples; a reading both have is stored once. An archive "
+            + "found damaged is removed again and the store is left as it was. The newest kept export is the "
+            + "one read. Importing the same archive again changes nothing. "
             + "With --check, only reads and reports what the export holds.")
 
     @Argument(help: "export.zip, export.xml, or the apple_health_export folder.")
