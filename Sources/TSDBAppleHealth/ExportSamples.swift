@@ -55,13 +55,6 @@ public enum ExportSamples {
         try handOver(atLeast: 1)
     }
 
-    /// The whole export at once (tests and small exports).
-    package static func read(_ path: String) throws(TSDBError) -> ParsedDayFile {
-        var whole = ParsedDayFile()
-        try read(path) { (parsed) throws(TSDBError) in whole.append(contentsOf: parsed) }
-        return whole
-    }
-
     static let categoryValues: [String: Int64] = [
         "HKCategoryValueSleepAnalysisInBed": 0, "HKCategoryValueSleepAnalysisAsleepUnspecified": 1,
         "HKCategoryValueSleepAnalysisAsleep": 1, "HKCategoryValueSleepAnalysisAwake": 2,

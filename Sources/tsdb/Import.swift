@@ -109,18 +109,16 @@ extension Import {
         if !skipped.isEmpty {
             output(
                 "not imported (kept in the archive): " + skipped.joined(separator: ", ")
-                    + "; tsdb import --check lists every element")
+                    + "; tsdb import --check also lists the elements it does not import")
         }
         if report.isPartial { throw ExitCode(2) }
     }
 
-    /// What the archive holds that the store does not: elements and files tsdb does not read yet.
+    /// Files of the archive the store does not read (the outline lists files, not elements).
     static func notImported(_ inv: ExportInventory) -> [String] {
-        var out = inv.otherElements.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-        for m in inv.otherMembers where !m.contains("electrocardiograms/") && !m.contains("workout-routes/") {
-            out.append(m.hasSuffix("export_cda.xml") ? "\(m) (clinical document)" : m)
+        inv.otherMembers.filter { !$0.contains("electrocardiograms/") && !$0.contains("workout-routes/") }.map {
+            $0.hasSuffix("export_cda.xml") ? "\($0) (clinical document)" : $0
         }
-        return out
     }
 
     /// The store folder: an existing one, or a new (or empty) folder given the usual layout.
