@@ -101,7 +101,8 @@ struct Query: ParsableCommand {
             let peak = peakResidentMemory().map { fixed(Double($0) / 1e6, 1) } ?? "n/a"
             printError(
                 "timings: aggregate and output \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
-                    + "\(result.blocksFromSummaries) answered from summaries, peak \(peak) MB resident")
+                    + "\(result.blocksFromSummaries) answered from summaries, \(result.blocksFromSlots) from slot "
+                    + "summaries, peak \(peak) MB resident")
         }
     }
 

@@ -13,8 +13,8 @@ health=$(find Sources/TSDBAppleHealth -name '*.swift' | sort)
 for target in ${TARGETS:-raw-json segment export-xml}; do
   extra=()
   case $target in
-    raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v2/*.json) ;;
-    segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v2/*.seg) ;;
+    raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v3/*.json) ;;
+    segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v3/*.seg) ;;
     export-xml) entry=Tests/Fuzz/FuzzExportXML.swift; seeds=(Tests/TSDBTests/Vectors/broken-export.xml)
       extra=($health -I Sources/CTSDBZlib -lz) ;;
   esac

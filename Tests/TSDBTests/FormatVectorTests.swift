@@ -3,14 +3,14 @@ import Testing
 
 @testable import TSDB
 
-/// The test vectors under Formats/vectors/segment-v2 (Formats/segment-v2.md §9).
+/// The test vectors under Formats/vectors/segment-v3 (Formats/segment-v3.md §9).
 ///
 /// Each `NAME.json` day file has a `NAME.<codec>.seg` segment. For codec `none` the segment must be
 /// exactly what this build writes; for every codec, decoding it must give back the JSON's samples.
 /// Set TSDB_WRITE_VECTORS=1 to (re)write the segment files after an intentional format change.
 @Suite struct FormatVectorTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Formats/vectors/segment-v2").standardized.path
+        .appendingPathComponent("../../Formats/vectors/segment-v3").standardized.path
 
     /// name, codec, samples per block
     static let vectors: [(String, BlockCodec, Int)] = [
@@ -58,9 +58,9 @@ import Testing
     }
 
     @Test func workedExampleHeaderAndFooter() throws {
-        // The numbers quoted in Formats/segment-v2.md §8.
+        // The numbers quoted in Formats/segment-v3.md §8.
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/two-heart-rates.none.seg")))
-        #expect(bytes.count == 335)
+        #expect(bytes.count == 361)
         #expect(Array(bytes[0..<8]) == Array("TSDBSEG".utf8) + [0])
         let reader = try SegmentReader(path: Self.directory + "/two-heart-rates.none.seg")
         #expect(reader.blockCount == 1 && reader.sampleCount == 2)
@@ -69,5 +69,15 @@ import Testing
                 == BlockLocation(
                     offset: 16, storedLength: 32, rawLength: 32, crc: reader.locations[0].crc, codec: .none,
                     timeUnitExponent: 6))
+        // §8 The slot region: one slot, 07:00–07:15Z, holding both samples.
+        #expect(Array(bytes[0xB7..<0xC1]) == [0x01, 0x00, 0x00, 0x02, 0x00, 0x90, 0x01, 0x03, 0x03, 0x09])
+        let slots = try reader.slotTable()
+        #expect(slots.ranges == [0..<1])
+        #expect(
+            slots.slots == [
+                SlotSummary(
+                    start: reader.summaries[0].firstStart, sampleCount: 2, valueCount: 2, minValue: 72, maxValue: 75,
+                    sum: 147, sumOfSquaredDeviations: 4.5)
+            ])
     }
 }

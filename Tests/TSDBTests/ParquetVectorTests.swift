@@ -5,7 +5,7 @@ import XCTest
 @testable import TSDBParquet
 
 /// The test vectors under Formats/vectors/parquet-v1 (Formats/parquet-v1.md §9): the export of
-/// each segment-v2 vector's day file must be written byte for byte as stored, and read back by
+/// each segment-v3 vector's day file must be written byte for byte as stored, and read back by
 /// pyarrow and DuckDB as the day file's samples. TSDB_WRITE_VECTORS=1 rewrites them.
 final class ParquetVectorTests: XCTestCase {
     static let formats = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -20,7 +20,7 @@ final class ParquetVectorTests: XCTestCase {
         for name in ["two-heart-rates", "edge-cases", "heart-rate-workout"] {
             let store = TemporaryFolder("parquet-vector")
             defer { store.cleanup() }
-            let json = try Data(contentsOf: URL(fileURLWithPath: Self.formats + "/segment-v2/\(name).json"))
+            let json = try Data(contentsOf: URL(fileURLWithPath: Self.formats + "/segment-v3/\(name).json"))
             let date = try XCTUnwrap(String(decoding: json.prefix(40), as: UTF8.self).split(separator: "\"")[3])
             store.write(bytes: Array(json), to: "raw/\(date.prefix(4))/\(date.dropFirst(5).prefix(2))/\(date).json")
             XCTAssertEqual(try tsdbShell(["compact", store.path]).status, 0)

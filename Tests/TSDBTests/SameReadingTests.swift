@@ -3,7 +3,7 @@ import XCTest
 
 @testable import TSDB
 
-/// A reading in a day file and again in an Apple Health export is stored once (segment-v2 §5.4),
+/// A reading in a day file and again in an Apple Health export is stored once (segment-v3 §5.4),
 /// whichever arrived first, and `verify --deep` accounts for both copies.
 final class SameReadingTests: XCTestCase {
     static let dayFile = """

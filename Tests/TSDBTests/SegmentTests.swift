@@ -178,11 +178,11 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
 
     @Test func wrongVersion() {
         var bytes = encodeSegment(randomSamples(10, seed: 3))
-        bytes[8] = 3
+        bytes[8] = 2
         let crc = CRC32C.checksum(Array(bytes[0..<12]))
         for k in 0..<4 { bytes[12 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
         let e = error(bytes)
-        #expect(e?.kind == .unsupportedVersion && e?.message.contains("version 3") == true)
+        #expect(e?.kind == .unsupportedVersion && e?.message.contains("version 2") == true)
     }
 
     @Test func badHeaderCRC() {

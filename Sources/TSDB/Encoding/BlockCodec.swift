@@ -2,7 +2,7 @@ import CTSDBLZ4
 import CTSDBZstd
 
 /// The general-purpose compressor applied to a whole block payload or section.
-/// Ids are on-disk values (Formats/segment-v2.md §4.2); never renumber them.
+/// Ids are on-disk values (Formats/segment-v3.md §4.2); never renumber them.
 public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
     case none = 0
     case zstd = 1

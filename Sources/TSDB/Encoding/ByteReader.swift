@@ -49,7 +49,17 @@ struct ByteReader {
         return T(littleEndian: buffer.loadUnaligned(fromByteOffset: position, as: T.self))
     }
 
+    @inline(__always)
     mutating func uvarint(_ what: String = "varint") throws(TSDBError) -> UInt64 {
+        // One byte (values below 128) is the common case in every varint stream here.
+        if position < buffer.count, buffer[position] < 0x80 {
+            position += 1
+            return UInt64(buffer[position - 1])
+        }
+        return try longUvarint(what)
+    }
+
+    private mutating func longUvarint(_ what: String) throws(TSDBError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

@@ -1,7 +1,7 @@
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as used by leveldb, ext4 and iSCSI.
 ///
 /// Slicing-by-8 in software: eight bytes a step through eight 256-entry tables.
-/// Check value: `CRC32C.checksum("123456789")` is `0xE3069283` (Formats/segment-v2.md §2).
+/// Check value: `CRC32C.checksum("123456789")` is `0xE3069283` (Formats/segment-v3.md §2).
 public enum CRC32C {
     static let tables: [[UInt32]] = {
         var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)

@@ -1,6 +1,6 @@
 /// Integer column chunks: frame-of-reference bit packing, optionally over deltas.
 ///
-/// Layout (Formats/segment-v2.md §5.1):
+/// Layout (Formats/segment-v3.md §5.1):
 ///
 ///     u8      encoding    0 = FOR, 1 = delta-FOR, 2 = delta-FOR in miniblocks
 ///     FOR:       varint reference, u8 width, ceil(n*width/8) bytes packed (v - reference)

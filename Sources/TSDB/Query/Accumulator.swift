@@ -83,25 +83,41 @@ struct Accumulator {
     mutating func addValueless() { count += 1 }
 
     mutating func merge(_ s: BlockSummary) {
-        count += s.sampleCount
-        guard s.valueCount > 0 else { return }
+        merge(
+            samples: s.sampleCount, values: s.valueCount, minimum: s.minValue, maximum: s.maxValue, sum: s.sum,
+            squaredDeviations: s.sumOfSquaredDeviations)
+    }
+
+    mutating func merge(_ s: SlotSummary) {
+        merge(
+            samples: s.sampleCount, values: s.valueCount, minimum: s.minValue, maximum: s.maxValue, sum: s.sum,
+            squaredDeviations: s.sumOfSquaredDeviations)
+    }
+
+    /// Adds a summarised group of samples: counts, extremes, sum and Σ(v − mean)² about its own mean.
+    private mutating func merge(
+        samples: Int, values: Int, minimum groupMin: Double, maximum groupMax: Double, sum groupSum: Double,
+        squaredDeviations: Double
+    ) {
+        count += samples
+        guard values > 0 else { return }
         let n = Double(valueCount)
-        let nb = Double(s.valueCount)
-        if reference == nil { reference = s.minValue }
-        // Chan's merge of (n, mean, M2) pairs, means relative to the reference. The block's is
+        let nb = Double(values)
+        if reference == nil { reference = groupMin }
+        // Chan's merge of (n, mean, M2) pairs, means relative to the reference. The group's is
         // exact when its sum is (integer values).
         let meanA = n > 0 ? shiftedSum / n : 0
-        let meanB = (s.sum - nb * reference!) / nb
+        let meanB = (groupSum - nb * reference!) / nb
         let delta = meanB - meanA
         let total = n + nb
         let mean = meanA + delta * nb / total
-        let m2 = sumOfSquaredDeviations + s.sumOfSquaredDeviations + delta * delta * n * nb / total
+        let m2 = sumOfSquaredDeviations + squaredDeviations + delta * delta * n * nb / total
         shiftedSum = mean * total
         shiftedSquares = m2 + shiftedSum * mean
-        valueCount += s.valueCount
-        sum += s.sum
-        minimum = Swift.min(minimum, s.minValue)
-        maximum = Swift.max(maximum, s.maxValue)
+        valueCount += values
+        sum += groupSum
+        self.minimum = Swift.min(self.minimum, groupMin)
+        self.maximum = Swift.max(self.maximum, groupMax)
     }
 
     mutating func value(_ s: Statistic, cumulativeSum: Double?, style: AggregationStyle) -> Double? {

@@ -75,6 +75,8 @@ public struct AggregateResult: Sendable {
     public var rows: [AggregateRow]
     /// Blocks answered from their stored summaries, and blocks decoded (to show the fast path works).
     public var blocksFromSummaries = 0
+    /// Blocks answered from their slot summaries (segment-v3.md §6.1): they straddle a bucket boundary.
+    public var blocksFromSlots = 0
     public var blocksDecoded = 0
 
     /// The same result with only its first `n` rows.
@@ -139,7 +141,8 @@ extension Store {
     /// off), counting each stretch of time once (``AggregateOptions/deduplicate``). Category types
     /// give the time per category value, split and de-duplicated the same way. A block lying
     /// wholly inside one bucket is answered from its stored summary when no statistic needs the
-    /// individual values.
+    /// individual values; a block across bucket boundaries on the 15-minute grid (any bucket of
+    /// a quarter hour or more, in any zone in use) from its slot summaries.
     public func aggregate(
         _ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions,
         header: (AggregateResult) -> Void, row: (AggregateRow) -> Void
@@ -206,6 +209,7 @@ extension Store {
             let matches = filter.map { f in
                 (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false }
             }
+            var slots: SlotTable?
             for b in 0..<segment.blockCount {
                 let s = segment.summaries[b]
                 guard s.lastStart >= lo, s.firstStart < hi else { continue }
@@ -216,6 +220,18 @@ extension Store {
                     sweep.acc.merge(s)
                     result.blocksFromSummaries += 1
                     continue
+                }
+                if plan.summariesServe {
+                    if slots == nil { slots = try segment.slotTable() }
+                    let blockSlots = slots!.slots[slots!.ranges[b]]
+                    if Self.slotsServe(blockSlots, lo: lo, hi: hi, walker: sweep.walker) {
+                        for slot in blockSlots {
+                            sweep.advance(to: slot.start, row)
+                            sweep.acc.merge(slot)
+                        }
+                        result.blocksFromSlots += 1
+                        continue
+                    }
                 }
                 try segment.decode(
                     block: b, into: block, columns: matches == nil ? .values : ColumnSet.values.union(.sources))
@@ -249,6 +265,21 @@ extension Store {
                 }
             }
         }
+    }
+
+    /// Whether a block's slots (non-empty) lie inside `[lo, hi)` and each inside one bucket.
+    private static func slotsServe(_ slots: ArraySlice<SlotSummary>, lo: Int64, hi: Int64, walker: BucketWalker)
+        -> Bool
+    {
+        guard !slots.isEmpty else { return false }
+        var bucketEnd = Int64.min
+        for slot in slots {
+            let end = slot.start + SlotSummary.micros
+            guard slot.start >= lo, end <= hi else { return false }
+            if slot.start >= bucketEnd { bucketEnd = walker.bucket(containing: slot.start).end }
+            guard end <= bucketEnd else { return false }
+        }
+        return true
     }
 
     /// The interval samples of `type` reaching into `[lo, hi)`, with their ranks

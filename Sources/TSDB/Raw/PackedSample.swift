@@ -18,7 +18,7 @@ struct PackedSample {
     var metadata: Int32
     var valueTag: UInt8
     /// Read from an Apple Health export rather than a day file: a day file's copy of the same
-    /// reading replaces it (segment-v2 §5.4). Not stored; fits in the struct's padding.
+    /// reading replaces it (segment-v3 §5.4). Not stored; fits in the struct's padding.
     var fromExport = false
 
     /// Full equality, used to store a sample that two day files both contain only once.
@@ -29,7 +29,7 @@ struct PackedSample {
     }
 }
 
-/// Value tags (Formats/segment-v2.md §5.3): how a sample's `value` was written.
+/// Value tags (Formats/segment-v3.md §5.3): how a sample's `value` was written.
 enum ValueTag {
     static let absent: UInt8 = 0
     static let null: UInt8 = 1
@@ -41,7 +41,7 @@ enum ValueTag {
 }
 
 extension TimeForm {
-    /// 32-bit packing (segment-v2 §4.4): offset minutes (16 bits, two's complement), fraction
+    /// 32-bit packing (segment-v3 §4.4): offset minutes (16 bits, two's complement), fraction
     /// digits (4), Z flag (1), `-00:00` flag (1).
     var packed: UInt32 {
         UInt32(UInt16(bitPattern: offsetMinutes)) | UInt32(fractionDigits) << 16 | (isZulu ? 1 << 20 : 0)

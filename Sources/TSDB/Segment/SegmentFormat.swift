@@ -1,15 +1,15 @@
-/// On-disk constants of segment format v1. Section numbers refer to Formats/segment-v2.md.
+/// On-disk constants of segment format v3. Section numbers refer to Formats/segment-v3.md.
 enum SegmentFormat {
     /// §3 File header: magic, also repeated at the very end of the footer (§7).
     static let magic: [UInt8] = Array("TSDBSEG".utf8) + [0]
     /// §3 The only version this build writes and reads.
-    static let version: UInt16 = 2
+    static let version: UInt16 = 3
     /// §3 magic (8) + version (2) + flags (2) + CRC (4).
     static let headerSize = 16
     /// §6 One block index entry.
     static let indexEntrySize = 88
     /// §7 Footer at the end of the file.
-    static let footerSize = 64
+    static let footerSize = 80
     /// §5 Default number of samples per block (the writer may use fewer; readers accept 1...maxBlockSamples).
     static let defaultBlockSamples = 4096
     /// §5 Largest block a reader accepts, so a corrupt count cannot ask for unbounded memory.

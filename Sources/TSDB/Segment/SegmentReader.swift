@@ -11,6 +11,9 @@ public final class SegmentReader: @unchecked Sendable {
     let locations: [BlockLocation]
     public let summaries: [BlockSummary]
     public let sampleCount: Int
+    /// Where the slot region (§6.1) is; decoded on first use by ``slotTable()``.
+    let slotRegion: SlotRegionHandle
+    private let decodedSlots = Locked<SlotTable?>(nil)
 
     /// Strings for dictionary ids (0 absent, 1 null, k+2 entry k).
     package let units: [OptionalText], sources: [OptionalText], devices: [OptionalText], metadata: [OptionalText]
@@ -37,7 +40,7 @@ public final class SegmentReader: @unchecked Sendable {
         self.onDamage = onDamage
         do {
             let parsed = try file.withBytes { (bytes) throws(TSDBError) in try Self.parse(bytes) }
-            (dictionary, locations, summaries, sampleCount) = parsed
+            (dictionary, locations, summaries, sampleCount, slotRegion) = parsed
         } catch {
             throw error.at(path: file.path)
         }
@@ -49,7 +52,38 @@ public final class SegmentReader: @unchecked Sendable {
         forms = dictionary.forms.map { TimeForm.unpair($0) }
     }
 
-    typealias Parsed = (SegmentDictionary, [BlockLocation], [BlockSummary], Int)
+    typealias Parsed = (SegmentDictionary, [BlockLocation], [BlockSummary], Int, SlotRegionHandle)
+
+    /// The slot region's place in the file (§6.1, §7); its CRC is checked when the file opens.
+    struct SlotRegionHandle {
+        var offset: Int
+        var storedLength: Int
+        var rawLength: Int
+        var codec: BlockCodec
+    }
+
+    /// The slot summaries of every block (§6.1), decoded and checked against the block index once.
+    func slotTable() throws(TSDBError) -> SlotTable {
+        if let table = decodedSlots.withLock({ $0 }) { return table }
+        let region = slotRegion
+        let summaries = self.summaries
+        do throws(TSDBError) {
+            let table = try file.withBytes { (bytes) throws(TSDBError) in
+                let stored = UnsafeRawBufferPointer(
+                    rebasing: bytes[region.offset..<region.offset + region.storedLength])
+                return try Self.decompressed(
+                    stored, codec: region.codec, rawLength: region.rawLength, offset: region.offset
+                ) { (raw) throws(TSDBError) in
+                    try SlotRegion.decode(raw, summaries: summaries, offset: region.offset)
+                }
+            }
+            decodedSlots.withLock { $0 = table }
+            return table
+        } catch {
+            onDamage?()
+            throw error.at(path: path)
+        }
+    }
 
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(TSDBError) -> Parsed {
         let size = bytes.count
@@ -84,17 +118,34 @@ public final class SegmentReader: @unchecked Sendable {
                 offset: indexStart)
         }
 
-        // §4 Dictionary: sits right before the index.
+        // §6.1 Slot region: sits right before the index.
+        let slotStored = footer.slotStoredLength
+        guard slotStored <= indexStart - SegmentFormat.headerSize else {
+            throw .corrupt(
+                "slot region of \(slotStored) bytes does not fit before the index (\(indexStart))",
+                offset: footerStart + 48)
+        }
+        let slotStart = indexStart - slotStored
+        let slotCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[slotStart..<indexStart]))
+        guard slotCRC == footer.slotCRC else {
+            throw .corrupt(
+                "slot region CRC mismatch (stored \(hex32(footer.slotCRC)), computed \(hex32(slotCRC)))",
+                offset: slotStart)
+        }
+        let slots = SlotRegionHandle(
+            offset: slotStart, storedLength: slotStored, rawLength: footer.slotRawLength, codec: footer.slotCodec)
+
+        // §4 Dictionary: sits right before the slot region.
         let dictStored = footer.dictionaryStoredLength
-        guard dictStored <= indexStart - SegmentFormat.headerSize,
-            footer.dictionaryOffset == UInt64(indexStart - dictStored)
+        guard dictStored <= slotStart - SegmentFormat.headerSize,
+            footer.dictionaryOffset == UInt64(slotStart - dictStored)
         else {
             throw .corrupt(
-                "dictionary of \(dictStored) bytes at offset \(footer.dictionaryOffset) does not end at the index "
-                    + "(\(indexStart))", offset: footerStart)
+                "dictionary of \(dictStored) bytes at offset \(footer.dictionaryOffset) does not end at the slot "
+                    + "region (\(slotStart))", offset: footerStart)
         }
-        let dictStart = indexStart - dictStored
-        let dictStoredBytes = UnsafeRawBufferPointer(rebasing: bytes[dictStart..<indexStart])
+        let dictStart = slotStart - dictStored
+        let dictStoredBytes = UnsafeRawBufferPointer(rebasing: bytes[dictStart..<slotStart])
         let dictCRC = CRC32C.checksum(dictStoredBytes)
         guard dictCRC == footer.dictionaryCRC else {
             throw .corrupt(
@@ -143,7 +194,7 @@ public final class SegmentReader: @unchecked Sendable {
         guard UInt64(total) == footer.sampleCount else {
             throw .corrupt("blocks hold \(total) samples, footer says \(footer.sampleCount)", offset: footerStart + 40)
         }
-        return (dictionary, locations, summaries, total)
+        return (dictionary, locations, summaries, total, slots)
     }
 
     /// Runs `body` over the decompressed form of `stored`.

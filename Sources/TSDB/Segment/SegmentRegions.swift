@@ -1,4 +1,4 @@
-/// The fixed-layout regions of a segment file (Formats/segment-v2.md), each encoding and decoding
+/// The fixed-layout regions of a segment file (Formats/segment-v3.md), each encoding and decoding
 /// itself, as leveldb's `Footer` and `BlockHandle` do. Decoding checks what one region can check
 /// alone (magic, version, CRC, reserved bytes, field ranges); how regions fit together is the
 /// reader's (``SegmentReader``).
@@ -36,7 +36,7 @@ enum SegmentHeader {
     }
 }
 
-/// §7 The 64-byte footer: where the dictionary and the index are, block and sample counts.
+/// §7 The 80-byte footer: where the dictionary, the slot region and the index are, block and sample counts.
 struct SegmentFooter: Equatable {
     var dictionaryOffset: UInt64
     var dictionaryStoredLength: Int
@@ -47,6 +47,10 @@ struct SegmentFooter: Equatable {
     var blockCount: Int
     var indexCRC: UInt32
     var sampleCount: UInt64
+    var slotCodec: BlockCodec
+    var slotStoredLength: Int
+    var slotRawLength: Int
+    var slotCRC: UInt32
 
     func encode(into w: inout ByteWriter) {
         let start = w.bytes.count
@@ -55,26 +59,31 @@ struct SegmentFooter: Equatable {
         w.u32(UInt32(dictionaryRawLength))
         w.u32(dictionaryCRC)
         w.u8(dictionaryCodec.rawValue)
-        w.append([0, 0, 0])
+        w.u8(slotCodec.rawValue)
+        w.u16(0)
         w.u64(indexOffset)
         w.u32(UInt32(blockCount))
         w.u32(indexCRC)
         w.u64(sampleCount)
+        w.u32(UInt32(slotStoredLength))
+        w.u32(UInt32(slotRawLength))
+        w.u32(slotCRC)
         w.u32(0)
-        w.u32(w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<start + 52])) })
+        w.u32(0)
+        w.u32(w.bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<start + 68])) })
         w.append(SegmentFormat.magic)
     }
 
     /// Decodes the last `SegmentFormat.footerSize` bytes of a file, found at `fileOffset`.
     static func decode(_ bytes: UnsafeRawBufferPointer, fileOffset: Int) throws(TSDBError) -> SegmentFooter {
-        guard UnsafeRawBufferPointer(rebasing: bytes[56..<64]).elementsEqual(SegmentFormat.magic) else {
+        guard UnsafeRawBufferPointer(rebasing: bytes[72..<80]).elementsEqual(SegmentFormat.magic) else {
             throw .corrupt(
-                "footer magic missing at the end of the file; truncated or not a segment", offset: fileOffset + 56)
+                "footer magic missing at the end of the file; truncated or not a segment", offset: fileOffset + 72)
         }
-        let stored = bytes.loadUnaligned(fromByteOffset: 52, as: UInt32.self).littleEndian
-        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<52]))
+        let stored = bytes.loadUnaligned(fromByteOffset: 68, as: UInt32.self).littleEndian
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<68]))
         guard stored == computed else {
-            throw .corrupt("footer CRC is \(hex32(stored)), computed \(hex32(computed))", offset: fileOffset + 52)
+            throw .corrupt("footer CRC is \(hex32(stored)), computed \(hex32(computed))", offset: fileOffset + 68)
         }
         var r = ByteReader(bytes, baseOffset: fileOffset, context: "footer")
         let dictionaryOffset = try r.u64("dictionary offset")
@@ -85,15 +94,24 @@ struct SegmentFooter: Equatable {
         guard let codec = BlockCodec(rawValue: codecByte) else {
             throw .corrupt("unknown dictionary codec \(codecByte)", offset: fileOffset + 20)
         }
-        try r.zeros(3, "reserved")
+        let slotCodecByte = try r.u8("slot region codec")
+        guard let slotCodec = BlockCodec(rawValue: slotCodecByte) else {
+            throw .corrupt("unknown slot region codec \(slotCodecByte)", offset: fileOffset + 21)
+        }
+        try r.zeros(2, "reserved")
         let footer = SegmentFooter(
             dictionaryOffset: dictionaryOffset, dictionaryStoredLength: stored0, dictionaryRawLength: raw,
             dictionaryCRC: dictionaryCRC, dictionaryCodec: codec, indexOffset: try r.u64("index offset"),
             blockCount: Int(try r.u32("block count")), indexCRC: try r.u32("index CRC"),
-            sampleCount: try r.u64("sample count"))
-        try r.zeros(4, "reserved")
+            sampleCount: try r.u64("sample count"), slotCodec: slotCodec,
+            slotStoredLength: Int(try r.u32("slot region stored length")),
+            slotRawLength: Int(try r.u32("slot region raw length")), slotCRC: try r.u32("slot region CRC"))
+        try r.zeros(8, "reserved")
         guard raw <= 1 << 30 else {
             throw .corrupt("dictionary raw length \(raw) is implausible", offset: fileOffset + 12)
+        }
+        guard footer.slotRawLength <= 1 << 30 else {
+            throw .corrupt("slot region raw length \(footer.slotRawLength) is implausible", offset: fileOffset + 52)
         }
         return footer
     }

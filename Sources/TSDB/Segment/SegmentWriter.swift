@@ -1,4 +1,4 @@
-/// Serialises the samples of one (type, month) into segment-v2 bytes.
+/// Serialises the samples of one (type, month) into segment-v3 bytes.
 ///
 /// Input samples must already be sorted by start and free of duplicates; strings are resolved
 /// through `strings` (the compactor's interner) and re-numbered into the segment's own dictionaries.
@@ -20,6 +20,7 @@ struct SegmentWriter {
         SegmentHeader.encode(into: &out)
         var index = ByteWriter(capacity: (samples.count / blockSamples + 1) * SegmentFormat.indexEntrySize)
         var columns = BlockColumns(capacity: min(blockSamples, samples.count))
+        var slots = ByteWriter(capacity: samples.count / 8 + 16)
         var blockStart = 0
         var blockCount = 0
         while blockStart < samples.count {
@@ -33,6 +34,7 @@ struct SegmentWriter {
                 crc: CRC32C.checksum(stored), codec: usedCodec, timeUnitExponent: exponent)
             out.append(stored)
             IndexEntry(location: location, summary: summary).encode(into: &index)
+            SlotRegion.encodeBlock(block, into: &slots)
             blockCount += 1
             blockStart = blockEnd
         }
@@ -41,13 +43,18 @@ struct SegmentWriter {
         let (storedDictionary, dictionaryCodec) = compress(rawDictionary)
         let dictionaryOffset = out.count
         out.append(storedDictionary)
+        // Slot statistics compress ~25% better with zstd than lz4, and are decompressed once per segment.
+        let (storedSlots, slotCodec) = compress(slots.bytes, with: codec == .none ? .none : .zstd)
+        out.append(storedSlots)
         let indexOffset = out.count
         out.append(index.bytes)
         SegmentFooter(
             dictionaryOffset: UInt64(dictionaryOffset), dictionaryStoredLength: storedDictionary.count,
             dictionaryRawLength: rawDictionary.count, dictionaryCRC: CRC32C.checksum(storedDictionary),
             dictionaryCodec: dictionaryCodec, indexOffset: UInt64(indexOffset), blockCount: blockCount,
-            indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64(samples.count)
+            indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64(samples.count), slotCodec: slotCodec,
+            slotStoredLength: storedSlots.count, slotRawLength: slots.bytes.count,
+            slotCRC: CRC32C.checksum(storedSlots)
         ).encode(into: &out)
         return out.bytes
     }
@@ -125,7 +132,8 @@ struct SegmentWriter {
         return UInt8(e)
     }
 
-    private func compress(_ raw: [UInt8]) -> ([UInt8], BlockCodec) {
+    private func compress(_ raw: [UInt8], with codec: BlockCodec? = nil) -> ([UInt8], BlockCodec) {
+        let codec = codec ?? self.codec
         if let packed = codec.compress(raw, level: zstdLevel), codec != .none { return (packed, codec) }
         return (raw, .none)
     }

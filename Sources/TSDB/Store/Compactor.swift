@@ -8,7 +8,7 @@ import Dispatch
 
 /// Settings for ``Compactor``.
 public struct CompactionOptions: Sendable {
-    /// Samples per block (segment-v2 §5).
+    /// Samples per block (segment-v3 §5).
     public var blockSamples = SegmentFormat.defaultBlockSamples
     /// Compressor for blocks and dictionaries; a block that does not shrink is stored raw.
     public var codec: BlockCodec = .lz4
@@ -420,7 +420,7 @@ public final class Compactor {
         samples.removeSubrange(out...)
     }
 
-    /// The canonical sample order (segment-v2 §5.4).
+    /// The canonical sample order (segment-v3 §5.4).
     @inline(__always)
     static func precedes(_ a: PackedSample, _ b: PackedSample) -> Bool {
         if a.start != b.start { return a.start < b.start }
@@ -436,7 +436,7 @@ public final class Compactor {
 
     /// Orders samples equal in start, end and value by the content of their strings (source,
     /// device, unit, metadata) and then their forms, instead of by interned ids, which depend on
-    /// the order inputs were read (segment-v2 §5.4). Such ties are rare and short.
+    /// the order inputs were read (segment-v3 §5.4). Such ties are rare and short.
     static func orderTies(_ samples: inout [PackedSample], strings: ByteInterner) {
         // Absent, then null, then text by its bytes.
         func text(_ id: Int32) -> [UInt8] { id >= 0 ? [2] + strings.withBytes(id) { Array($0) } : [UInt8(id + 2)] }

@@ -1,4 +1,4 @@
-/// Incremental compaction (Formats/manifest-v2.md §3): what changed since the published
+/// Incremental compaction (Formats/manifest-v3.md §3): what changed since the published
 /// generation, and how little needs rewriting.
 extension Compactor {
     // MARK: Incremental
@@ -66,7 +66,7 @@ extension Compactor {
         for (_, p) in fresh { append.formUnion(p.months) }
         append.subtract(rebuild)
         // Stored samples do not say which came from the export, so a month an unchanged export
-        // contributes to is rebuilt from its inputs rather than appended to (segment-v2 §5.4).
+        // contributes to is rebuilt from its inputs rather than appended to (segment-v3 §5.4).
         let exportMonths = Set(entries.values.filter(\.isExport).flatMap(\.months))
         let fromExport = append.intersection(exportMonths)
         rebuild.formUnion(fromExport)

@@ -1,10 +1,10 @@
 /// The store's current state: which segment files make it up and which raw files they came from.
 ///
-/// Binary, little-endian, CRC-32C protected (Formats/manifest-v2.md). It is replaced atomically
+/// Binary, little-endian, CRC-32C protected (Formats/manifest-v3.md). It is replaced atomically
 /// (temporary file, fsync, rename, directory fsync), so a reader sees one whole generation.
 public struct Manifest: Sendable, Equatable {
     static let magic: [UInt8] = Array("TSDBMAN".utf8) + [0]
-    static let version: UInt16 = 2
+    static let version: UInt16 = 3
 
     public struct SegmentEntry: Sendable, Equatable {
         public var type: String

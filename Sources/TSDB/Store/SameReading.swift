@@ -1,7 +1,7 @@
 /// One reading that reached the store twice: the same sample in a day file and in an Apple Health
 /// export. The two exporters write it differently (value digits `72` or `72.0`, the offset of the
 /// moment each ran, their own metadata), so exact equality cannot find it; a reading is identified
-/// by what Health itself would show (segment-v2 §5.4): type, start and end instants, source, and
+/// by what Health itself would show (segment-v3 §5.4): type, start and end instants, source, and
 /// the value as a number. The day file's copy is kept, so importing an export over day files only
 /// adds what they lack. Samples of one input are never merged with each other: an export may hold
 /// two samples with the same identity (an iPhone and a watch under one name), and both stay.

@@ -2,7 +2,7 @@
 ///
 ///     <apple-health>/raw/YYYY/MM/YYYY-MM-DD.json   the day files (source of truth, never written)
 ///     <apple-health>/exports/<date>.zip            Apple Health exports `tsdb import` kept (source of truth)
-///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v2.md)
+///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v3.md)
 ///     <apple-health>/tsdb/segments/<type>/<YYYY-MM>.g<generation>.seg
 public struct StoreLayout: Sendable, Equatable {
     /// The folder that holds `raw/`.

@@ -106,8 +106,10 @@ public struct StoreVerifier {
                     continue
                 }
                 let block = DecodedBlock()
+                let slots = try reader.slotTable()
                 for b in 0..<reader.blockCount {
                     try reader.decode(block: b, into: block)
+                    try reader.checkSlots(of: b, decoded: block, in: slots)
                     report.blocksChecked += 1
                 }
                 report.samplesChecked += reader.sampleCount

@@ -7,7 +7,7 @@ public enum BenchmarkHooks {
         try DayFileParser.parse(bytes).samples.count
     }
 
-    /// Encodes `values` as one integer column (segment-v2 §5.1); returns the bytes.
+    /// Encodes `values` as one integer column (segment-v3 §5.1); returns the bytes.
     public static func encodeColumn(_ values: [Int64]) -> [UInt8] {
         var w = ByteWriter()
         values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }

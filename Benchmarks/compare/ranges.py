@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Long ranges and percentiles, side by side: tsdb against DuckDB holding the heart rate in memory
+(issue #16), in one run on one machine, on the same generated store.
+
+    Benchmarks/compare/ranges.py [--days N] [--work DIR] [--tsdb PATH] [--repeat N]
+
+- The data: `tsdb generate DIR --heavy --days N --start 2021-01-01` (default 1826 days: five heavy
+  years, ~8 M heart-rate samples), compacted with `tsdb compact`.
+- DuckDB at its best for these questions: the heart rate already loaded into an in-memory table
+  (`t` epoch microseconds BIGINT, `ts` TIMESTAMPTZ, `v` DOUBLE), 2 threads; UTC buckets group by
+  integer division of `t`, zoned buckets by `time_bucket(interval, ts, zone)`, months by
+  `date_trunc`; percentiles with `quantile_cont(v, [..])` (one sort for both). Timed in-process:
+  `execute(...).to_arrow_table()`, so no Python objects are built per row. Loading is not timed.
+- tsdb: `tsdb query HeartRate --bucket ... --tz ... --stats ...` on the store, in-process time
+  from its own `--timings` (opening the store excluded; decoding, aggregating and writing the CSV
+  rows to /dev/null included).
+- Every answer is checked against DuckDB's (counts, min, max and percentiles exactly, means to
+  1e-9): a benchmark that computes something different is void. Medians of --repeat runs.
+Results: Benchmarks/results/ranges.{md,json}.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+import zoneinfo
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HR = "HKQuantityTypeIdentifierHeartRate"
+DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000
+
+# (label, bucket, zone, statistics)
+QUESTIONS = [
+    ("daily count/min/max/mean, UTC", "day", "UTC", "count,min,max,mean"),
+    ("daily count/min/max/mean, Europe/Paris", "day", "Europe/Paris", "count,min,max,mean"),
+    ("daily count/min/max/mean, Asia/Kathmandu", "day", "Asia/Kathmandu", "count,min,max,mean"),
+    ("daily count/min/max/mean, Australia/Lord_Howe", "day", "Australia/Lord_Howe", "count,min,max,mean"),
+    ("hourly count/min/max/mean, UTC", "hour", "UTC", "count,min,max,mean"),
+    ("weekly count/min/max/mean, Asia/Kathmandu", "week", "Asia/Kathmandu", "count,min,max,mean"),
+    ("monthly count/min/max/mean, UTC", "month", "UTC", "count,min,max,mean"),
+    ("daily p50/p95, UTC", "day", "UTC", "p50,p95"),
+    ("daily p50/p95, Europe/Paris", "day", "Europe/Paris", "p50,p95"),
+    ("monthly p50/p95, UTC", "month", "UTC", "p50,p95"),
+]
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
+    return p
+
+
+def duck_sql(bucket, zone, stats, lo, hi):
+    if zone == "UTC" and bucket in ("day", "hour"):
+        key = f"t // {DAY_US if bucket == 'day' else HOUR_US}"
+    elif bucket == "week":
+        # ISO weeks start on Monday; DuckDB's time_bucket origin 2000-01-03 is a Monday.
+        key = f"time_bucket(INTERVAL 7 days, ts, '{zone}')"
+    elif bucket == "month":
+        key = "date_trunc('month', ts)"
+    else:
+        key = f"time_bucket(INTERVAL 1 {bucket}, ts, '{zone}')"
+    if stats.startswith("p"):
+        qs = [int(s[1:]) / 100 for s in stats.split(",")]
+        select = f"quantile_cont(v, {qs})"
+    else:
+        select = "count(*), min(v), max(v), avg(v)"
+    return f"SELECT {key} AS b, {select} FROM hr WHERE t >= {lo} AND t < {hi} GROUP BY b ORDER BY b"
+
+
+def tsdb_query(exe, store, bucket, zone, stats, first, last):
+    p = run([exe, "query", "HeartRate", "--range", f"{first}..{last}", "--bucket", bucket, "--tz", zone,
+             "--stats", stats, "--format", "csv", "--timings", "--store", store])
+    m = re.search(r"aggregate and output ([\d.]+) ms, (\d+) blocks decoded, (\d+) answered", p.stderr)
+    rows = [line.split(",") for line in p.stdout.strip().splitlines()[1:]]
+    return rows, float(m.group(1)) / 1000, int(m.group(2)), int(m.group(3))
+
+
+def same(label, tsdb_rows, duck_rows, percentiles):
+    if len(tsdb_rows) != len(duck_rows):
+        sys.exit(f"{label}: tsdb {len(tsdb_rows)} buckets, DuckDB {len(duck_rows)}: comparison void")
+    for a, b in zip(tsdb_rows, duck_rows):
+        if percentiles:
+            ours, theirs = [float(x) for x in a[2:]], list(b[1])
+        else:
+            ours, theirs = [int(a[2]), float(a[3]), float(a[4]), float(a[5])], list(b[1:])
+        exact = ours[:-1] == theirs[:-1] if not percentiles else ours == theirs
+        close = abs(ours[-1] - theirs[-1]) <= 1e-9 * max(1, abs(theirs[-1]))
+        if not (exact and close):
+            sys.exit(f"{label}: bucket {a[0]} tsdb {ours} DuckDB {theirs}: comparison void")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--days", type=int, default=1826)
+    ap.add_argument("--work", default=os.path.join(ROOT, ".build-bench", "ranges"))
+    ap.add_argument("--tsdb", default=os.path.join(ROOT, ".build-static", "release", "tsdb"))
+    ap.add_argument("--repeat", type=int, default=9)
+    args = ap.parse_args()
+    import duckdb
+
+    store = os.path.join(args.work, f"heavy-{args.days}")
+    if not os.path.exists(os.path.join(store, "tsdb")):
+        print(f"generating {args.days} heavy days into {store} ...", file=sys.stderr)
+        run([args.tsdb, "generate", store, "--heavy", "--days", str(args.days), "--start", "2021-01-01"])
+        run([args.tsdb, "compact", store])
+    first = datetime.date(2021, 1, 1)
+    last = first + datetime.timedelta(days=args.days - 1)
+
+    pq = os.path.join(args.work, f"heavy-{args.days}-hr-parquet")
+    if not os.path.exists(pq):
+        run([args.tsdb, "export", "--type", "HeartRate", "--format", "parquet", "--out", pq, "--store", store])
+    con = duckdb.connect()
+    con.execute("SET threads TO 2")
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute(f"""CREATE TABLE hr AS SELECT epoch_us(start) AS t, start AS ts, value AS v
+                    FROM read_parquet('{pq}/**/*.parquet') ORDER BY t""")
+    samples = con.execute("SELECT count(*) FROM hr").fetchone()[0]
+    print(f"{samples:,} heart-rate samples over {args.days} days", file=sys.stderr)
+
+    results = []
+    for label, bucket, zone, stats in QUESTIONS:
+        zi = zoneinfo.ZoneInfo(zone)
+        lo = int(datetime.datetime.combine(first, datetime.time(), zi).timestamp() * 1e6)
+        hi = int(datetime.datetime.combine(last + datetime.timedelta(days=1), datetime.time(), zi).timestamp() * 1e6)
+        con.execute(f"SET TimeZone = '{zone}'")
+        sql = duck_sql(bucket, zone, stats, lo, hi)
+        duck_rows = con.execute(sql).fetchall()
+        rows, _, decoded, summarised = tsdb_query(args.tsdb, store, bucket, zone, stats, first, last)
+        same(label, rows, duck_rows, stats.startswith("p"))
+        ours = statistics.median(tsdb_query(args.tsdb, store, bucket, zone, stats, first, last)[1]
+                                 for _ in range(args.repeat))
+        times = []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            con.execute(sql).to_arrow_table()
+            times.append(time.perf_counter() - t)
+        theirs = statistics.median(times)
+        results.append({"question": label, "buckets": len(rows), "tsdb_s": ours, "duckdb_s": theirs,
+                        "ratio": theirs / ours, "blocks_decoded": decoded, "blocks_from_summaries": summarised,
+                        "duckdb_sql": sql})
+        print(f"{label}: tsdb {ours * 1000:.1f} ms, DuckDB {theirs * 1000:.1f} ms ({theirs / ours:.1f}x)",
+              file=sys.stderr)
+
+    machine = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+               "duckdb": duckdb.__version__, "python": platform.python_version(),
+               "tsdb": run([args.tsdb, "--version"]).stdout.strip(), "samples": samples, "days": args.days}
+    out = os.path.join(ROOT, "Benchmarks", "results")
+    with open(os.path.join(out, "ranges.json"), "w") as f:
+        json.dump({"machine": machine, "results": results}, f, indent=2)
+    lines = [f"# Long ranges and percentiles: tsdb vs DuckDB in memory ({args.days} heavy days)", "",
+             f"`python3 Benchmarks/compare/ranges.py --days {args.days}`; {samples:,} heart-rate samples; "
+             f"{machine['cores']} cores; DuckDB {machine['duckdb']} (2 threads, data already in an in-memory "
+             f"table); tsdb {machine['tsdb']} release build. Medians of {args.repeat} runs; every answer "
+             "checked against DuckDB's.", "",
+             "| Question | buckets | tsdb in-process | DuckDB in memory | DuckDB / tsdb | tsdb blocks decoded "
+             "/ from summaries |", "|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['question']} | {r['buckets']:,} | {r['tsdb_s'] * 1000:.1f} ms | "
+                     f"{r['duckdb_s'] * 1000:.1f} ms | {r['ratio']:.1f}× | "
+                     f"{r['blocks_decoded']:,} / {r['blocks_from_summaries']:,} |")
+    lines += ["", "DuckDB's SQL, per question:", ""]
+    lines += [f"- {r['question']}: `{r['duckdb_sql']}`" for r in results]
+    with open(os.path.join(out, "ranges.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

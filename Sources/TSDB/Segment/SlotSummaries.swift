@@ -1,0 +1,236 @@
+/// Summary of the samples of one block whose start lies in one 15-minute slot of UTC time
+/// (Formats/segment-v3.md §6.1). Buckets of a quarter hour or more, in any zone whose offset is
+/// a multiple of 15 minutes, are unions of whole slots, so their count, minimum, maximum, sum,
+/// mean and variance come from these without decoding the block.
+public struct SlotSummary: Sendable, Equatable {
+    /// Start of the slot, µs since the epoch (UTC); the slot is `[start, start + SlotSummary.micros)`.
+    public var start: Int64
+    public var sampleCount: Int
+    /// Samples whose value is a number.
+    public var valueCount: Int
+    /// Over numeric values; `+inf`/`-inf`/0/0 when `valueCount` is 0.
+    public var minValue: Double
+    public var maxValue: Double
+    public var sum: Double
+    /// Σ (v − mean)² over the slot's numeric values.
+    public var sumOfSquaredDeviations: Double
+
+    /// §6.1 Slot length: 15 minutes, the granularity of every UTC offset in use.
+    public static let micros: Int64 = 900_000_000
+
+    /// The slot number of instant `t` (slot 0 starts at the epoch).
+    static func number(_ t: Int64) -> Int64 { ISO8601.floorDivide(t, micros).0 }
+}
+
+/// The slot summaries of every block of a segment, decoded from the slot region (§6.1).
+struct SlotTable: Sendable {
+    var slots: [SlotSummary] = []
+    /// Block `b`'s slots are `slots[ranges[b]]`; an empty range means the block has none.
+    var ranges: [Range<Int>] = []
+}
+
+/// §6.1 Encoding and decoding of the slot region, one block after another.
+enum SlotRegion {
+    /// A mantissa is usable when its magnitude is at most 2^53, so it converts to a `Double` exactly.
+    static let mantissaLimit: Int64 = 1 << 53
+
+    /// Appends block `block`'s slot summaries: a count of 0 when its values cannot be summarised
+    /// exactly as integers (a number kept as text, mantissas beyond 2^53, sums past 64 bits).
+    static func encodeBlock(_ block: UnsafeBufferPointer<PackedSample>, into w: inout ByteWriter) {
+        guard let (scale, slots) = integerSlots(block) else {
+            w.uvarint(0)
+            return
+        }
+        w.uvarint(UInt64(slots.count))
+        w.u8(scale)
+        var previousSlot = SlotSummary.number(block.first!.start) - 1
+        var previousMin: Int64 = 0
+        for s in slots {
+            w.uvarint(UInt64(s.slot - previousSlot - 1))
+            w.uvarint(UInt64(s.samples))
+            w.uvarint(UInt64(s.samples - s.values))
+            previousSlot = s.slot
+            guard s.values > 0 else { continue }
+            w.varint(s.min &- previousMin)
+            w.uvarint(UInt64(s.max - s.min))
+            w.uvarint(s.deviations)
+            w.uvarint(s.squaredDeviations)
+            previousMin = s.min
+        }
+    }
+
+    /// One slot while encoding, in mantissas at the block's scale.
+    private struct IntegerSlot {
+        var slot: Int64
+        var samples = 0, values = 0
+        var min = Int64.max, max = Int64.min
+        /// Σ (m − min) and Σ (m − min)².
+        var deviations: UInt64 = 0, squaredDeviations: UInt64 = 0
+    }
+
+    /// The block's slots with integer statistics at one scale (the most fraction digits of any
+    /// value), or nil when that is not exact.
+    private static func integerSlots(_ block: UnsafeBufferPointer<PackedSample>) -> (UInt8, [IntegerSlot])? {
+        var scale: UInt8 = 0
+        for s in block where s.valueTag >= ValueTag.decimalBase || s.valueTag == ValueTag.numberText {
+            guard s.valueTag != ValueTag.numberText else { return nil }
+            scale = Swift.max(scale, s.valueTag - ValueTag.decimalBase)
+        }
+        func mantissa(_ s: PackedSample) -> Int64? {
+            let factor = SegmentFormat.powersOfTen[Int(scale - (s.valueTag - ValueTag.decimalBase))]
+            let (m, overflow) = s.mantissa.multipliedReportingOverflow(by: factor)
+            return overflow || m.magnitude > mantissaLimit.magnitude ? nil : m
+        }
+        var slots: [IntegerSlot] = []
+        var i = 0
+        while i < block.count {
+            var slot = IntegerSlot(slot: SlotSummary.number(block[i].start))
+            var j = i
+            while j < block.count && SlotSummary.number(block[j].start) == slot.slot {
+                slot.samples += 1
+                if block[j].valueTag >= ValueTag.decimalBase {
+                    guard let m = mantissa(block[j]) else { return nil }
+                    slot.values += 1
+                    slot.min = Swift.min(slot.min, m)
+                    slot.max = Swift.max(slot.max, m)
+                }
+                j += 1
+            }
+            for k in i..<j where block[k].valueTag >= ValueTag.decimalBase {
+                let d = UInt64(mantissa(block[k])! - slot.min)
+                let (square, o1) = d.multipliedReportingOverflow(by: d)
+                let (sum, o2) = slot.deviations.addingReportingOverflow(d)
+                let (squares, o3) = slot.squaredDeviations.addingReportingOverflow(square)
+                guard !(o1 || o2 || o3) else { return nil }
+                (slot.deviations, slot.squaredDeviations) = (sum, squares)
+            }
+            slots.append(slot)
+            i = j
+        }
+        return (scale, slots)
+    }
+
+    /// Decodes the region (already decompressed) against the blocks' summaries, checking that
+    /// each block's slots account for exactly its samples, values, extremes and time span.
+    static func decode(_ raw: UnsafeRawBufferPointer, summaries: [BlockSummary], offset: Int) throws(TSDBError)
+        -> SlotTable
+    {
+        var r = ByteReader(raw, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
+        var table = SlotTable()
+        table.ranges.reserveCapacity(summaries.count)
+        // A slot takes at least 3 bytes: reserving for that many appends without regrowing.
+        table.slots.reserveCapacity(raw.count / 3)
+        for (b, summary) in summaries.enumerated() {
+            let first = table.slots.count
+            let n = try r.count("slot count", limit: r.remaining)
+            if n > 0 { try decodeBlock(&r, count: n, block: b, summary: summary, into: &table.slots) }
+            table.ranges.append(first..<table.slots.count)
+        }
+        guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the last block's slots") }
+        return table
+    }
+
+    private static func decodeBlock(
+        _ r: inout ByteReader, count n: Int, block b: Int, summary: BlockSummary, into slots: inout [SlotSummary]
+    ) throws(TSDBError) {
+        func bad(_ what: String) -> TSDBError { r.fail("block \(b): \(what)") }
+        let scale = try r.u8("scale")
+        guard scale <= 18 else { throw bad("slot scale \(scale) > 18") }
+        let divisor = ExactDecimal.powersOfTen[Int(scale)]
+        let lastSlot = SlotSummary.number(summary.lastStart)
+        var slot = SlotSummary.number(summary.firstStart) - 1
+        var previousMin: Int64 = 0
+        var (samples, values) = (0, 0)
+        var (low, high) = (Double.infinity, -Double.infinity)
+        for k in 0..<n {
+            let gap = try r.uvarint("slot gap")
+            let room = lastSlot - slot - 1
+            guard room >= 0, gap <= UInt64(room), k > 0 || gap == 0 else { throw bad("slot \(k) out of the block") }
+            slot += 1 + Int64(gap)
+            let count = try r.uvarint("slot samples")
+            let valueless = try r.uvarint("slot valueless samples")
+            guard count >= 1, count <= UInt64(summary.sampleCount - samples), valueless <= count else {
+                throw bad("slot \(k) holds \(count) samples (\(valueless) valueless), more than the block")
+            }
+            var s = SlotSummary(
+                start: slot * SlotSummary.micros, sampleCount: Int(count), valueCount: Int(count - valueless),
+                minValue: .infinity, maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
+            if s.valueCount > 0 {
+                let (minimum, o1) = previousMin.addingReportingOverflow(try r.varint("slot minimum"))
+                let range = try r.uvarint("slot range")
+                let deviations = try r.uvarint("slot deviations")
+                let squared = try r.uvarint("slot squared deviations")
+                let limit = UInt64(SlotRegion.mantissaLimit)
+                let (bound, o2) = range.multipliedReportingOverflow(by: UInt64(s.valueCount))
+                guard !o1, minimum.magnitude <= limit, range <= 2 * limit, o2 || deviations <= bound,
+                    (minimum + Int64(range)).magnitude <= limit
+                else { throw bad("slot \(k) statistics out of range") }
+                previousMin = minimum
+                let v = Double(s.valueCount)
+                s.minValue = Double(minimum) / divisor
+                s.maxValue = Double(minimum + Int64(range)) / divisor
+                // The mantissas' sum, exactly when it fits in 64 bits.
+                let (base, o3) = minimum.multipliedReportingOverflow(by: Int64(s.valueCount))
+                let (total, o4) = base.addingReportingOverflow(Int64(bitPattern: deviations))
+                let exact = !(o3 || o4) && deviations <= UInt64(Int64.max)
+                s.sum = (exact ? Double(total) : v * Double(minimum) + Double(deviations)) / divisor
+                let d = Double(deviations)
+                s.sumOfSquaredDeviations = Swift.max(0, Double(squared) - d * d / v) / (divisor * divisor)
+                (low, high) = (Swift.min(low, s.minValue), Swift.max(high, s.maxValue))
+            }
+            samples += s.sampleCount
+            values += s.valueCount
+            slots.append(s)
+        }
+        guard samples == summary.sampleCount, values == summary.valueCount, slot == lastSlot else {
+            throw bad(
+                "slots hold \(samples) samples and \(values) values up to slot \(slot); the block summary says "
+                    + "\(summary.sampleCount) and \(summary.valueCount) up to slot \(lastSlot)")
+        }
+        guard values == 0 || (low == summary.minValue && high == summary.maxValue) else {
+            throw bad("slots' extremes \(low)…\(high) differ from the block's \(summary.minValue)…\(summary.maxValue)")
+        }
+    }
+}
+
+extension SegmentReader {
+    /// Checks block `b`'s slot summaries against its decoded samples (`tsdb verify`): the same
+    /// slots, counts and extremes, and sums equal to rounding.
+    func checkSlots(of b: Int, decoded block: DecodedBlock, in table: SlotTable) throws(TSDBError) {
+        let slots = table.slots[table.ranges[b]]
+        guard !slots.isEmpty else { return }
+        func bad(_ what: String) -> TSDBError {
+            .corrupt("block \(b): \(what)", path: path, offset: slotRegion.offset)
+        }
+        var k = slots.startIndex
+        var i = 0
+        while i < block.count {
+            let number = SlotSummary.number(block.starts[i])
+            guard k < slots.endIndex, slots[k].start == number * SlotSummary.micros else {
+                throw bad("no slot summary for the sample at \(ISO8601.format(block.starts[i], .zulu))")
+            }
+            var (samples, values, low, high, sum) = (0, 0, Double.infinity, -Double.infinity, 0.0)
+            while i < block.count && SlotSummary.number(block.starts[i]) == number {
+                samples += 1
+                if let v = block.value(at: i, in: self) {
+                    values += 1
+                    (low, high, sum) = (Swift.min(low, v), Swift.max(high, v), sum + v)
+                }
+                i += 1
+            }
+            let s = slots[k]
+            guard s.sampleCount == samples, s.valueCount == values,
+                values == 0
+                    || (s.minValue == low
+                        && s.maxValue == high && abs(s.sum - sum) <= 1e-9 * Swift.max(1, abs(sum)))
+            else {
+                throw bad(
+                    "slot at \(ISO8601.format(s.start, .zulu)) says \(s.sampleCount) samples, \(s.valueCount) values, "
+                        + "\(s.minValue)…\(s.maxValue), sum \(s.sum); the block holds \(samples), \(values), "
+                        + "\(low)…\(high), sum \(sum)")
+            }
+            k += 1
+        }
+        guard k == slots.endIndex else { throw bad("\(slots.endIndex - k) slot summaries without samples") }
+    }
+}
