@@ -66,6 +66,19 @@ struct AggregatePrinter {
 
     mutating func row(_ row: AggregateRow) {
         guard let r = result else { return }
+        if format == .csv && !(r.kind == .category && r.statistics.isEmpty) {
+            // The common machine path, piece by piece: no arrays of cells per row.
+            out.write(localTimestamp(row.start, zone))
+            out.write(",")
+            out.write(localTimestamp(row.end, zone))
+            for s in r.statistics {
+                out.write(",")
+                if let v = row.values[s] { out.write(exact(v)) }
+            }
+            out.write("\n")
+            rows += 1
+            return
+        }
         func cells(_ number: (Double) -> String) -> [String] {
             r.kind == .category && r.statistics.isEmpty
                 ? r.categoryValues.map { number((row.seconds[$0] ?? 0) / 60) }

@@ -27,6 +27,10 @@ struct Accumulator {
     var first: Double?
     var last: Double?
     var values: [Double] = []
+    /// The values kept for percentiles while they are exact decimals of one scale within a
+    /// small span; moved into `values` (and nil for good) when one is not.
+    var histogram: ValueHistogram?
+    var histogramRefused = false
     /// `values` is in ascending order (sorted once, for however many percentiles).
     var valuesSorted = false
     /// Σ 10^(v/10), for the equivalent continuous level of sound levels.
@@ -45,7 +49,32 @@ struct Accumulator {
         maximum = Swift.max(maximum, v)
         if first == nil { first = v }
         last = v
-        if keepValue { values.append(v) }
+        if keepValue {
+            if histogram != nil { spillHistogram() }
+            histogramRefused = true
+            values.append(v)
+        }
+    }
+
+    /// Adds a value kept for percentiles, given as its decimal mantissa and scale too.
+    @inline(__always)
+    mutating func add(_ v: Double, mantissa: Int64, scale: UInt8) {
+        add(v, keepValue: false)
+        if !histogramRefused {
+            if histogram == nil {
+                histogram = ValueHistogram(mantissa: mantissa, scale: scale)
+                return
+            }
+            if histogram!.add(mantissa, scale: scale) { return }
+            spillHistogram()
+        }
+        values.append(v)
+    }
+
+    private mutating func spillHistogram() {
+        histogram?.appendValues(to: &values)
+        histogram = nil
+        histogramRefused = true
     }
 
     /// Sorts `values` once. Whole numbers within a span of 65,536 (heart rate, steps, most
@@ -138,6 +167,12 @@ struct Accumulator {
             return (Swift.max(0, sumOfSquaredDeviations) / Double(valueCount - 1)).squareRoot()
         case .p50, .p90, .p95, .p99:
             // Exact, with linear interpolation between closest ranks (numpy's default, DuckDB's quantile_cont).
+            if let h = histogram, let q = s.quantile {
+                let position = q * Double(h.total - 1)
+                let (low, high) = h.values(atRank: Int(position))
+                let fraction = position - Double(Int(position))
+                return high.map { low + ($0 - low) * fraction } ?? low
+            }
             guard !values.isEmpty, let q = s.quantile else { return nil }
             sortValues()
             let position = q * Double(values.count - 1)

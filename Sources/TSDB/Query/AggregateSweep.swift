@@ -69,7 +69,7 @@ struct AggregateSweep {
         let touched = credits?.credit(bucket, sum: &sum, seconds: &seconds) ?? false
         defer { acc = Accumulator() }
         guard acc.count > 0 || touched || fill else { return }
-        var values: [Statistic: Double] = [:]
+        var values = StatisticValues()
         let cumulativeSum: Double? = plan.kind == .cumulative ? sum : nil
         for s in plan.statistics {
             if let v = acc.value(s, cumulativeSum: cumulativeSum, style: plan.style) { values[s] = v }

@@ -54,13 +54,71 @@ public struct AggregateOptions: Sendable {
     public init() {}
 }
 
+/// A row's statistics by name, in one slot per ``Statistic`` (no hashing or allocation per row:
+/// a year of hourly buckets is 8,760 rows).
+public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiteral {
+    private var present: UInt16 = 0
+    private var stored:
+        (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+    public init() {}
+
+    public init(dictionaryLiteral elements: (Statistic, Double)...) {
+        for (s, v) in elements { self[s] = v }
+    }
+
+    public subscript(_ s: Statistic) -> Double? {
+        get {
+            guard present & (1 << s.index) != 0 else { return nil }
+            return withUnsafeBytes(of: stored) { $0.load(fromByteOffset: s.index * 8, as: Double.self) }
+        }
+        set {
+            guard let newValue else {
+                present &= ~(1 << s.index)
+                return
+            }
+            present |= 1 << s.index
+            withUnsafeMutableBytes(of: &stored) {
+                $0.storeBytes(of: newValue, toByteOffset: s.index * 8, as: Double.self)
+            }
+        }
+    }
+
+    /// The statistics present, in ``Statistic`` order.
+    public var first: Double? { Statistic.allCases.lazy.compactMap { self[$0] }.first }
+
+    public static func == (a: StatisticValues, b: StatisticValues) -> Bool {
+        Statistic.allCases.allSatisfy { a[$0] == b[$0] }
+    }
+}
+
+extension Statistic {
+    fileprivate var index: Int {
+        switch self {
+        case .count: 0
+        case .sum: 1
+        case .min: 2
+        case .max: 3
+        case .mean: 4
+        case .first: 5
+        case .last: 6
+        case .stddev: 7
+        case .p50: 8
+        case .p90: 9
+        case .p95: 10
+        case .p99: 11
+        }
+    }
+}
+
 /// One bucket of an aggregate.
 public struct AggregateRow: Sendable, Equatable {
     /// Bucket bounds, µs since the epoch (UTC).
     public var start: Int64
     public var end: Int64
     /// Statistics by name; absent where undefined (the min of no samples, stddev of one).
-    public var values: [Statistic: Double]
+    public var values: StatisticValues
     /// Category types: seconds per category value.
     public var seconds: [Int64: Double]
 }
@@ -205,11 +263,13 @@ extension Store {
         let block = DecodedBlock()
         let (lo, hi) = (plan.lo, plan.hi)
         let leq = plan.style == .discreteEquivalentContinuousLevel
+        var blockSlots: [SlotSummary] = []
+        blockSlots.reserveCapacity(256)
         for segment in try segments(of: plan.type, from: lo, to: hi) {
             let matches = filter.map { f in
                 (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false }
             }
-            var slots: SlotTable?
+            var slots: SlotStream?
             for b in 0..<segment.blockCount {
                 let s = segment.summaries[b]
                 guard s.lastStart >= lo, s.firstStart < hi else { continue }
@@ -222,8 +282,8 @@ extension Store {
                     continue
                 }
                 if plan.summariesServe {
-                    if slots == nil { slots = try segment.slotTable() }
-                    let blockSlots = slots!.slots[slots!.ranges[b]]
+                    if slots == nil { slots = try segment.slotStream() }
+                    try segment.readSlots(&slots!, block: b, into: &blockSlots)
                     if Self.slotsServe(blockSlots, lo: lo, hi: hi, walker: sweep.walker) {
                         for slot in blockSlots {
                             sweep.advance(to: slot.start, row)
@@ -260,7 +320,11 @@ extension Store {
                         sweep.acc.addValueless()
                         continue
                     }
-                    sweep.acc.add(v, keepValue: plan.needsValues)
+                    if plan.needsValues && tag >= ValueTag.decimalBase {
+                        sweep.acc.add(v, mantissa: mantissas[i], scale: tag - ValueTag.decimalBase)
+                    } else {
+                        sweep.acc.add(v, keepValue: plan.needsValues)
+                    }
                     if leq { sweep.acc.addEnergy(v) }
                 }
             }
@@ -268,7 +332,7 @@ extension Store {
     }
 
     /// Whether a block's slots (non-empty) lie inside `[lo, hi)` and each inside one bucket.
-    private static func slotsServe(_ slots: ArraySlice<SlotSummary>, lo: Int64, hi: Int64, walker: BucketWalker)
+    private static func slotsServe(_ slots: [SlotSummary], lo: Int64, hi: Int64, walker: BucketWalker)
         -> Bool
     {
         guard !slots.isEmpty else { return false }

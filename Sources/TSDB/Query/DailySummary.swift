@@ -116,7 +116,7 @@ extension Store {
             let seconds = row.seconds.values.reduce(0, +)
             return seconds > 0 ? .number(seconds / 60) : nil
         default:
-            return row.values.values.first.map { .number($0) }
+            return row.values.first.map { .number($0) }
         }
     }
 

@@ -65,20 +65,41 @@ public final class SegmentReader: @unchecked Sendable {
     /// The slot summaries of every block (§6.1), decoded and checked against the block index once.
     func slotTable() throws(TSDBError) -> SlotTable {
         if let table = decodedSlots.withLock({ $0 }) { return table }
-        let region = slotRegion
         let summaries = self.summaries
+        let offset = slotRegion.offset
+        let table = try withSlotRegion { (raw) throws(TSDBError) in
+            try SlotRegion.decode(raw, summaries: summaries, offset: offset)
+        }
+        decodedSlots.withLock { $0 = table }
+        return table
+    }
+
+    /// The slot region for reading block by block (aggregates hold one block's slots at a time).
+    func slotStream() throws(TSDBError) -> SlotStream {
+        let offset = slotRegion.offset
+        return try withSlotRegion { (raw) throws(TSDBError) in SlotStream(Array(raw), offset: offset) }
+    }
+
+    /// Block `b`'s slots from `stream` (this segment's), into `slots`; failures name the file and count as damage.
+    func readSlots(_ stream: inout SlotStream, block b: Int, into slots: inout [SlotSummary]) throws(TSDBError) {
         do throws(TSDBError) {
-            let table = try file.withBytes { (bytes) throws(TSDBError) in
+            try stream.slots(ofBlock: b, summary: summaries[b], into: &slots)
+        } catch {
+            onDamage?()
+            throw error.at(path: path)
+        }
+    }
+
+    /// Runs `body` over the decompressed slot region; failures name the file and count as damage.
+    private func withSlotRegion<R>(_ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R) throws(TSDBError) -> R {
+        let region = slotRegion
+        do throws(TSDBError) {
+            return try file.withBytes { (bytes) throws(TSDBError) in
                 let stored = UnsafeRawBufferPointer(
                     rebasing: bytes[region.offset..<region.offset + region.storedLength])
                 return try Self.decompressed(
-                    stored, codec: region.codec, rawLength: region.rawLength, offset: region.offset
-                ) { (raw) throws(TSDBError) in
-                    try SlotRegion.decode(raw, summaries: summaries, offset: region.offset)
-                }
+                    stored, codec: region.codec, rawLength: region.rawLength, offset: region.offset, body)
             }
-            decodedSlots.withLock { $0 = table }
-            return table
         } catch {
             onDamage?()
             throw error.at(path: path)

@@ -29,6 +29,47 @@ struct SlotTable: Sendable {
     var ranges: [Range<Int>] = []
 }
 
+/// A segment's decompressed slot region read block by block, in increasing block order: the
+/// blocks a query skips are stepped over, and only one block's slots are held at a time.
+struct SlotStream {
+    private let raw: [UInt8]
+    private let offset: Int
+    private var position = 0
+    private var nextBlock = 0
+
+    init(_ raw: [UInt8], offset: Int) {
+        self.raw = raw
+        self.offset = offset
+    }
+
+    /// Replaces `slots` with block `b`'s (empty when it has none); `b` must exceed earlier calls'.
+    mutating func slots(ofBlock b: Int, summary: BlockSummary, into slots: inout [SlotSummary]) throws(TSDBError) {
+        precondition(b >= nextBlock, "slot blocks are read in increasing order")
+        slots.removeAll(keepingCapacity: true)
+        let start = position
+        let offset = self.offset
+        var skipped = nextBlock
+        let read: Result<Int, TSDBError> = raw.withUnsafeBytes { bytes in
+            var r = ByteReader(
+                bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
+            do throws(TSDBError) {
+                try r.skip(start, "slots already read")
+                while skipped < b {
+                    try SlotRegion.skipBlock(&r)
+                    skipped += 1
+                }
+                let n = try r.count("slot count", limit: r.remaining)
+                if n > 0 { try SlotRegion.decodeBlock(&r, count: n, block: b, summary: summary, into: &slots) }
+                return .success(r.position)
+            } catch {
+                return .failure(error)
+            }
+        }
+        position = try read.get()
+        nextBlock = b + 1
+    }
+}
+
 /// §6.1 Encoding and decoding of the slot region, one block after another.
 enum SlotRegion {
     /// A mantissa is usable when its magnitude is at most 2^53, so it converts to a `Double` exactly.
@@ -130,7 +171,21 @@ enum SlotRegion {
         return table
     }
 
-    private static func decodeBlock(
+    /// Steps over one block's slots without decoding them (they are checked when decoded).
+    static func skipBlock(_ r: inout ByteReader) throws(TSDBError) {
+        let n = try r.count("slot count", limit: r.remaining)
+        guard n > 0 else { return }
+        _ = try r.u8("scale")
+        for _ in 0..<n {
+            _ = try r.uvarint("slot gap")
+            let samples = try r.uvarint("slot samples")
+            let valueless = try r.uvarint("slot valueless samples")
+            guard samples > valueless else { continue }
+            for _ in 0..<4 { _ = try r.uvarint("slot statistic") }
+        }
+    }
+
+    static func decodeBlock(
         _ r: inout ByteReader, count n: Int, block b: Int, summary: BlockSummary, into slots: inout [SlotSummary]
     ) throws(TSDBError) {
         func bad(_ what: String) -> TSDBError { r.fail("block \(b): \(what)") }
@@ -188,7 +243,8 @@ enum SlotRegion {
                     + "\(summary.sampleCount) and \(summary.valueCount) up to slot \(lastSlot)")
         }
         guard values == 0 || (low == summary.minValue && high == summary.maxValue) else {
-            throw bad("slots' extremes \(low)…\(high) differ from the block's \(summary.minValue)…\(summary.maxValue)")
+            throw bad(
+                "slots' extremes \(low)…\(high) differ from the block's \(summary.minValue)…\(summary.maxValue)")
         }
     }
 }
