@@ -13,3 +13,4 @@ swift build -c release --static-swift-stdlib --scratch-path .build-static
 python3 Benchmarks/compare/compare.py "$@"
 python3 Benchmarks/compare/parquet.py "$@"
 python3 Benchmarks/compare/import.py
+python3 Benchmarks/compare/ranges.py

@@ -10,17 +10,20 @@ import Testing
     static let type = "HKQuantityTypeIdentifierHeartRate"
     static let march2025: Int64 = 1_740_787_200_000_000
 
-    /// A heart-rate-like series from `start`: steps of 1 s to 20 minutes, values with 0–3
-    /// fraction digits in `mantissas`, every 11th sample without a value.
+    /// A heart-rate-like series from `start`: steps of 1 s to `maxStep` seconds with a gap of up to
+    /// two hours now and then, values with 0–3 fraction digits in `mantissas`, every 11th sample
+    /// without a value.
     static func series(
-        _ n: Int, seed: UInt64, start: Int64 = march2025, mantissas: ClosedRange<Int64> = 300...2000
+        _ n: Int, seed: UInt64, start: Int64 = march2025, mantissas: ClosedRange<Int64> = 300...2000,
+        maxStep: Int64 = 120
     ) -> [Sample] {
         var rng = SplitMix64(seed: seed)
         var t = start
         return (0..<n).map { i in
             t +=
-                Int64.random(in: 0...4, using: &rng) == 0
-                ? 1_000_000 : Int64.random(in: 1...1200, using: &rng) * 1_000_000
+                Int64.random(in: 0...49, using: &rng) == 0
+                ? Int64.random(in: 1...7200, using: &rng) * 1_000_000
+                : Int64.random(in: 1...maxStep, using: &rng) * 1_000_000
             let value: SampleValue =
                 i % 11 == 5
                 ? .null
@@ -89,7 +92,8 @@ import Testing
             #expect(table.ranges.count == reader.blockCount)
             for (b, slots) in expected.enumerated() {
                 let stored = Array(table.slots[table.ranges[b]])
-                try #require(stored.count == slots.count, "block \(b)")
+                let sparse = slots.count * SlotRegion.minimumSamplesPerSlot > reader.summaries[b].sampleCount
+                try #require(stored.count == (sparse ? 0 : slots.count), "block \(b)")
                 for (s, e) in zip(stored, slots) {
                     #expect(s.start == e.start && s.sampleCount == e.sampleCount && s.valueCount == e.valueCount)
                     #expect(s.minValue == e.minValue && s.maxValue == e.maxValue, "block \(b) slot \(s.start)")
@@ -97,6 +101,18 @@ import Testing
                 }
             }
         }
+    }
+
+    @Test func sparseBlocksGetNoSlots() throws {
+        // A sample every 5–20 minutes: one or two per slot, below the 4 a block must average.
+        let sparse = Self.series(300, seed: 13, maxStep: 1200).map {
+            var s = $0
+            let t = $0.start.microseconds / 300_000_000 * 300_000_000
+            (s.start.microseconds, s.end.microseconds) = (t, t)
+            return s
+        }
+        let ranges = try withReader(sparse, blockSamples: 100) { try $0.slotTable().ranges }
+        #expect(ranges.allSatisfy { $0.isEmpty })
     }
 
     @Test func aNumberKeptAsTextLeavesOnlyItsBlockWithoutSlots() throws {
@@ -137,7 +153,13 @@ import Testing
     /// A region whose CRC is right but whose counts disagree with the block index (a writer bug,
     /// or damage written with a fresh CRC) is corruption, not a wrong answer.
     @Test func slotsThatDisagreeWithTheBlockIndexAreCorruption() throws {
-        var bytes = encodeSegment(Self.series(2, seed: 10), blockSamples: 64, codec: .none)
+        let tenSeconds = Self.series(10, seed: 10).enumerated().map { i, sample in
+            var s = sample
+            (s.start.microseconds, s.end.microseconds) = (Self.march2025 + Int64(i) * 1_000_000, 0)
+            s.end.microseconds = s.start.microseconds
+            return s
+        }
+        var bytes = encodeSegment(tenSeconds, blockSamples: 64, codec: .none)
         let footer = bytes.count - SegmentFormat.footerSize
         let slotEnd = footer - SegmentFormat.indexEntrySize
         let slotLength = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: footer + 48, as: UInt32.self) })

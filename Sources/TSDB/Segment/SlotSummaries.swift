@@ -75,10 +75,15 @@ enum SlotRegion {
     /// A mantissa is usable when its magnitude is at most 2^53, so it converts to a `Double` exactly.
     static let mantissaLimit: Int64 = 1 << 53
 
+    /// §6.1 Blocks averaging fewer samples per occupied slot get none: sparse types (steps, energy,
+    /// weight) would pay as much for slots as for their samples, and their blocks decode quickly.
+    static let minimumSamplesPerSlot = 4
+
     /// Appends block `block`'s slot summaries: a count of 0 when its values cannot be summarised
-    /// exactly as integers (a number kept as text, mantissas beyond 2^53, sums past 64 bits).
+    /// exactly as integers (a number kept as text, mantissas beyond 2^53, sums past 64 bits) or
+    /// the block is sparse (``minimumSamplesPerSlot``).
     static func encodeBlock(_ block: UnsafeBufferPointer<PackedSample>, into w: inout ByteWriter) {
-        guard let (scale, slots) = integerSlots(block) else {
+        guard let (scale, slots) = integerSlots(block), slots.count * minimumSamplesPerSlot <= block.count else {
             w.uvarint(0)
             return
         }
