@@ -17,13 +17,23 @@
         }
     }
 
-    /// Opens `bytes` as a segment; if it opens, every block must decode or fail with an error.
+    /// Opens `bytes` as a segment; if it opens, every block must decode or fail with an error, and
+    /// a slot region that decodes whole must give the same slots read block by block.
     public func checkSegmentBytes(_ bytes: UnsafeRawBufferPointer) {
         guard let reader = try? SegmentReader(file: MappedFile(copying: bytes, path: "fuzz.seg")) else { return }
+        let table = try? reader.slotTable()
         let block = DecodedBlock()
         for b in 0..<reader.blockCount {
             guard (try? reader.decode(block: b, into: block)) != nil else { continue }
             for i in 0..<block.count { _ = reader.sample(i, of: block) }
+            if let table { _ = try? reader.checkSlots(of: b, decoded: block, in: table) }
+        }
+        guard let table, var stream = try? reader.slotStream() else { return }
+        var slots: [SlotSummary] = []
+        for b in 0..<reader.blockCount {
+            guard (try? reader.readSlots(&stream, block: b, into: &slots)) != nil,
+                slots == Array(table.slots[table.ranges[b]])
+            else { fatalError("block \(b)'s slots differ between the whole region and the block-by-block reader") }
         }
     }
 #endif
