@@ -29,14 +29,9 @@ import time
 import zipfile
 from importlib import metadata
 
+from common import run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
-    return p
 
 
 def peak_mb(cmd):

@@ -28,15 +28,10 @@ import time
 import pyarrow
 import pyarrow.parquet as pq
 
+from common import run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INTEGER_COLUMNS = ["start", "end", "utc_offset_minutes", "end_utc_offset_minutes"]
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
-    return p
 
 
 def tree_bytes(folder):

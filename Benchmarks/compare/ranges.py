@@ -34,6 +34,8 @@ import sys
 import time
 import zoneinfo
 
+from common import run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HR = "HKQuantityTypeIdentifierHeartRate"
 DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000
@@ -51,13 +53,6 @@ QUESTIONS = [
     ("daily p50/p95, Europe/Paris", "day", "Europe/Paris", "p50,p95"),
     ("monthly p50/p95, UTC", "month", "UTC", "p50,p95"),
 ]
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
-    return p
 
 
 def column(zone):

@@ -66,31 +66,30 @@ struct AggregatePrinter {
 
     mutating func row(_ row: AggregateRow) {
         guard let r = result else { return }
-        if format == .csv && !(r.kind == .category && r.statistics.isEmpty) {
-            // The common machine path, piece by piece: no arrays of cells per row.
-            out.write(localTimestamp(row.start, zone))
-            out.write(",")
-            out.write(localTimestamp(row.end, zone))
-            for s in r.statistics {
-                out.write(",")
-                if let v = row.values[s] { out.write(exact(v)) }
+        /// Each value cell of the row, in column order (nil: empty).
+        func eachCell(_ body: (Double?) -> Void) {
+            if r.kind == .category && r.statistics.isEmpty {
+                for v in r.categoryValues { body((row.seconds[v] ?? 0) / 60) }
+            } else {
+                for s in r.statistics { body(row.values[s]) }
             }
-            out.write("\n")
-            rows += 1
-            return
         }
         func cells(_ number: (Double) -> String) -> [String] {
-            r.kind == .category && r.statistics.isEmpty
-                ? r.categoryValues.map { number((row.seconds[$0] ?? 0) / 60) }
-                : r.statistics.map { row.values[$0].map(number) ?? "" }
+            var out: [String] = []
+            eachCell { out.append($0.map(number) ?? "") }
+            return out
         }
-        let bounds = [localTimestamp(row.start, zone), localTimestamp(row.end, zone)]
+        let bounds = (localTimestamp(row.start, zone), localTimestamp(row.end, zone))
         switch format {
-        case .table: table!.add(bounds + cells(human), to: out)
-        case .markdown: out.write(markdownLine(bounds + cells(human)))
-        case .csv: out.write((bounds + cells(exact)).joined(separator: ",") + "\n")
+        case .table: table!.add([bounds.0, bounds.1] + cells(human), to: out)
+        case .markdown: out.write(markdownLine([bounds.0, bounds.1] + cells(human)))
+        case .csv:
+            // Piece by piece: no arrays of cells per row (a year of hours is 8,760 rows).
+            out.write(bounds.0 + "," + bounds.1)
+            eachCell { out.write("," + ($0.map(exact) ?? "")) }
+            out.write("\n")
         case .json, .ndjson:
-            var fields = ["\"start\":\"\(bounds[0])\"", "\"end\":\"\(bounds[1])\""]
+            var fields = ["\"start\":\"\(bounds.0)\"", "\"end\":\"\(bounds.1)\""]
             for (name, value) in zip(columns, cells(exact)) where !value.isEmpty {
                 fields.append(jsonString(machineName(name)) + ":" + value)
             }

@@ -28,9 +28,8 @@ struct Accumulator {
     var last: Double?
     var values: [Double] = []
     /// The values kept for percentiles while they are exact decimals of one scale within a
-    /// small span; moved into `values` (and nil for good) when one is not.
+    /// small span; moved into `values` (and nil for good: `values` is then non-empty) when one is not.
     var histogram: ValueHistogram?
-    var histogramRefused = false
     /// `values` is in ascending order (sorted once, for however many percentiles).
     var valuesSorted = false
     /// Σ 10^(v/10), for the equivalent continuous level of sound levels.
@@ -50,8 +49,7 @@ struct Accumulator {
         if first == nil { first = v }
         last = v
         if keepValue {
-            if histogram != nil { spillHistogram() }
-            histogramRefused = true
+            spillHistogram()
             values.append(v)
         }
     }
@@ -60,7 +58,7 @@ struct Accumulator {
     @inline(__always)
     mutating func add(_ v: Double, mantissa: Int64, scale: UInt8) {
         add(v, keepValue: false)
-        if !histogramRefused {
+        if values.isEmpty {
             if histogram == nil {
                 histogram = ValueHistogram(mantissa: mantissa, scale: scale)
                 return
@@ -74,30 +72,13 @@ struct Accumulator {
     private mutating func spillHistogram() {
         histogram?.appendValues(to: &values)
         histogram = nil
-        histogramRefused = true
     }
 
-    /// Sorts `values` once. Whole numbers within a span of 65,536 (heart rate, steps, most
-    /// HealthKit quantities) are counted instead of compared: O(n) rather than O(n log n).
+    /// Sorts `values` once (values that fit a ``ValueHistogram`` never get here).
     mutating func sortValues() {
         guard !valuesSorted else { return }
         valuesSorted = true
-        guard values.count > 1 else { return }
-        let span = maximum - minimum
-        guard span <= 65_535, values.allSatisfy({ $0 == $0.rounded(.towardZero) }) else {
-            values.sort()
-            return
-        }
-        var counts = [Int32](repeating: 0, count: Int(span) + 1)
-        for v in values { counts[Int(v - minimum)] += 1 }
-        var i = 0
-        for (offset, count) in counts.enumerated() where count > 0 {
-            let v = minimum + Double(offset)
-            for _ in 0..<Int(count) {
-                values[i] = v
-                i += 1
-            }
-        }
+        values.sort()
     }
 
     /// Sum of squared deviations from the mean.

@@ -85,7 +85,7 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
         }
     }
 
-    /// The statistics present, in ``Statistic`` order.
+    /// The value of the first statistic present, in ``Statistic`` order.
     public var first: Double? { Statistic.allCases.lazy.compactMap { self[$0] }.first }
 
     public static func == (a: StatisticValues, b: StatisticValues) -> Bool {

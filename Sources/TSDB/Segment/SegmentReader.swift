@@ -11,9 +11,8 @@ public final class SegmentReader: @unchecked Sendable {
     let locations: [BlockLocation]
     public let summaries: [BlockSummary]
     public let sampleCount: Int
-    /// Where the slot region (§6.1) is; decoded on first use by ``slotTable()``.
+    /// Where the slot region (§6.1) is; read by ``slotStream()`` and ``slotTable()``.
     let slotRegion: SlotRegionHandle
-    private let decodedSlots = Locked<SlotTable?>(nil)
 
     /// Strings for dictionary ids (0 absent, 1 null, k+2 entry k).
     package let units: [OptionalText], sources: [OptionalText], devices: [OptionalText], metadata: [OptionalText]
@@ -62,16 +61,14 @@ public final class SegmentReader: @unchecked Sendable {
         var codec: BlockCodec
     }
 
-    /// The slot summaries of every block (§6.1), decoded and checked against the block index once.
+    /// The slot summaries of every block (§6.1), decoded and checked against the block index
+    /// (`tsdb verify`; aggregates read them block by block through ``slotStream()``).
     func slotTable() throws(TSDBError) -> SlotTable {
-        if let table = decodedSlots.withLock({ $0 }) { return table }
         let summaries = self.summaries
         let offset = slotRegion.offset
-        let table = try withSlotRegion { (raw) throws(TSDBError) in
+        return try withSlotRegion { (raw) throws(TSDBError) in
             try SlotRegion.decode(raw, summaries: summaries, offset: offset)
         }
-        decodedSlots.withLock { $0 = table }
-        return table
     }
 
     /// The slot region for reading block by block (aggregates hold one block's slots at a time).
