@@ -34,9 +34,11 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // The CPU's CRC-32C instruction (Swift has no way to it), imported only by the engine's CRC32C.
+        .target(name: "CTSDBCRC32C"),
         .target(
             name: "TSDB",
-            dependencies: ["CTSDBZstd", "CTSDBLZ4"],
+            dependencies: ["CTSDBZstd", "CTSDBLZ4", "CTSDBCRC32C"],
             // Test-only hooks (fault injection, fuzz checks) exist in debug builds only, as
             // swift-system's ENABLE_MOCKING: release builds carry no trace of them.
             swiftSettings: [.define("TSDB_TESTING", .when(configuration: .debug))]

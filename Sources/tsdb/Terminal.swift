@@ -17,12 +17,22 @@ func environment(_ name: String) -> String? {
 /// A failed write is an error (one line on stderr, exit status 1); a reader that went away
 /// (`tsdb query … | head`) ends the command quietly with status 0.
 final class OutputBuffer {
-    private var buffer: [UInt8] = []
+    private var pending = OutputBytes()
+    private var buffer: [UInt8] {
+        get { pending.bytes }
+        _modify { yield &pending.bytes }
+    }
 
     init() { buffer.reserveCapacity(1 << 16) }
 
     func write(_ s: String) {
         buffer.append(contentsOf: s.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Appends what `body` writes in place (no String per piece, for long outputs).
+    func write(_ body: (inout OutputBytes) -> Void) {
+        body(&pending)
         if buffer.count >= 1 << 16 { flush() }
     }
 
@@ -47,6 +57,17 @@ final class OutputBuffer {
     }
 
     deinit { flush() }
+}
+
+/// Output bytes being made. As a `TextOutputStream` numbers print straight into it:
+/// `Double.write(to:)` hands its digits to `_writeASCII` from a stack buffer, where
+/// `String(v)` allocates a string for every value of more than 15 characters.
+struct OutputBytes: TextOutputStream {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 }
 
 /// What happens when standard output cannot be written.

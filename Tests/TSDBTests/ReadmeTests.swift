@@ -21,7 +21,8 @@ import Testing
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [
             "swiftc", "-typecheck", "-I", modules, "-I", Self.root + "/Sources/CTSDBZstd",
-            "-I", Self.root + "/Sources/CTSDBLZ4", folder.path + "/main.swift",
+            "-I", Self.root + "/Sources/CTSDBLZ4", "-I", Self.root + "/Sources/CTSDBCRC32C/include",
+            folder.path + "/main.swift",
         ]
         let err = Pipe()
         p.standardError = err

@@ -56,6 +56,21 @@ struct ByteReader {
             position += 1
             return UInt64(buffer[position - 1])
         }
+        // Away from the end, nine bytes can be read without a bounds check each (slot sums of
+        // squares take three to five).
+        if buffer.count - position >= 10 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            for k in 0..<9 {
+                let byte = buffer[position + k]
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 {
+                    position += k + 1
+                    return result
+                }
+                shift += 7
+            }
+        }
         return try longUvarint(what)
     }
 

@@ -69,6 +69,73 @@ struct Accumulator {
         values.append(v)
     }
 
+    /// Adds samples `range` of a decoded block (values and value tags decoded), in order, exactly
+    /// as ``add(_:keepValue:)`` one by one would, with the running figures held in locals.
+    mutating func add(
+        _ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader, keepValues: Bool
+    ) {
+        guard !range.isEmpty else { return }
+        let tags = UnsafeBufferPointer(block.valueTags)
+        let mantissas = UnsafeBufferPointer(block.mantissas)
+        var (samples, numeric, total, low, high) = (count, valueCount, sum, minimum, maximum)
+        var (shifted, squares) = (shiftedSum, shiftedSquares)
+        var (reference, first, last) = (reference, first, last)
+        for i in range {
+            let tag = UInt8(truncatingIfNeeded: tags[i])
+            let v: Double
+            if tag == ValueTag.decimalBase {
+                v = Double(mantissas[i])
+            } else if tag > ValueTag.decimalBase {
+                v = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
+            } else if let text = block.value(at: i, in: segment) {
+                v = text
+            } else {
+                samples += 1
+                continue
+            }
+            samples += 1
+            numeric += 1
+            total += v
+            if reference == nil { reference = v }
+            let x = v - reference!
+            shifted += x
+            squares += x * x
+            low = Swift.min(low, v)
+            high = Swift.max(high, v)
+            if first == nil { first = v }
+            last = v
+        }
+        (count, valueCount, sum, minimum, maximum) = (samples, numeric, total, low, high)
+        (shiftedSum, shiftedSquares) = (shifted, squares)
+        (self.reference, self.first, self.last) = (reference, first, last)
+        if keepValues { keep(block, range, in: segment) }
+    }
+
+    /// Keeps the values of samples `range` for percentiles: counted while they fit the
+    /// histogram, else listed (as ``add(_:mantissa:scale:)`` and ``add(_:keepValue:)`` do).
+    private mutating func keep(_ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader) {
+        let tags = UnsafeBufferPointer(block.valueTags)
+        let mantissas = UnsafeBufferPointer(block.mantissas)
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let tag = UInt8(truncatingIfNeeded: tags[i])
+            if values.isEmpty && tag >= ValueTag.decimalBase {
+                if histogram == nil {
+                    histogram = ValueHistogram(mantissa: mantissas[i], scale: tag - ValueTag.decimalBase)
+                    i += 1
+                    continue
+                }
+                i = histogram!.add(mantissas, tags: tags, i..<range.upperBound)
+                guard i < range.upperBound else { return }
+            }
+            if let v = block.value(at: i, in: segment) {
+                spillHistogram()
+                values.append(v)
+            }
+            i += 1
+        }
+    }
+
     private mutating func spillHistogram() {
         histogram?.appendValues(to: &values)
         histogram = nil

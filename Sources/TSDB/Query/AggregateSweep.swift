@@ -4,7 +4,7 @@
 /// jumped over, so one-second buckets over a year cost only the buckets that hold data.
 struct AggregateSweep {
     let plan: AggregatePlan
-    let walker: BucketWalker
+    var buckets: BucketCursor
     let fill: Bool
     var credits: IntervalCredits?
     var current: Bucket?
@@ -12,7 +12,7 @@ struct AggregateSweep {
 
     init(plan: AggregatePlan, walker: BucketWalker, fill: Bool, credits: IntervalCredits?) {
         self.plan = plan
-        self.walker = walker
+        buckets = BucketCursor(walker)
         self.fill = fill
         self.credits = credits
     }
@@ -23,16 +23,16 @@ struct AggregateSweep {
     /// Makes the bucket holding `t` (`lo ≤ t < hi`) current, closing the ones before it.
     mutating func advance(to t: Int64, _ emit: (AggregateRow) -> Void) {
         guard var bucket = current else {
-            current = walker.bucket(containing: fill ? plan.lo : min(t, nextActivity(atOrAfter: plan.lo) ?? t))
+            current = buckets.bucket(containing: fill ? plan.lo : min(t, nextActivity(atOrAfter: plan.lo) ?? t))
             if current!.end <= t { advance(to: t, emit) }
             return
         }
         while bucket.end <= t {
             close(bucket, emit)
             if fill {
-                bucket = walker.bucket(after: bucket)
+                bucket = buckets.bucket(after: bucket)
             } else {
-                bucket = walker.bucket(containing: min(t, nextActivity(atOrAfter: bucket.end) ?? t))
+                bucket = buckets.bucket(containing: min(t, nextActivity(atOrAfter: bucket.end) ?? t))
             }
         }
         current = bucket
@@ -45,16 +45,16 @@ struct AggregateSweep {
             bucket = c
         } else {
             guard let first = fill ? plan.lo : nextActivity(atOrAfter: plan.lo), first < plan.hi else { return }
-            bucket = walker.bucket(containing: first)
+            bucket = buckets.bucket(containing: first)
         }
         while true {
             close(bucket, emit)
             guard bucket.end < plan.hi else { break }
             if fill {
-                bucket = walker.bucket(after: bucket)
+                bucket = buckets.bucket(after: bucket)
             } else {
                 guard let next = nextActivity(atOrAfter: bucket.end), next < plan.hi else { break }
-                bucket = walker.bucket(containing: next)
+                bucket = buckets.bucket(containing: next)
             }
         }
         current = nil

@@ -151,7 +151,7 @@ struct AggregatePlan {
     let kind: TypeCatalog.Kind
     let style: AggregationStyle
     let statistics: [Statistic]
-    let lo: Int64, hi: Int64
+    var lo: Int64, hi: Int64
     /// Per-sample statistics are computed (not only interval sums or category time).
     let pointStatistics: Bool
     /// Interval samples are collected: sums of cumulative types, time of category types.
@@ -230,6 +230,10 @@ extension Store {
         header(result)
         let walker = BucketWalker(
             spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
+        if credits == nil, plan.pointStatistics, let pieces = parallelPieces(plan, options: options, walker: walker) {
+            try scanInPieces(plan, pieces, options: options, walker: walker, result: &result, row: row)
+            return result
+        }
         var sweep = AggregateSweep(plan: plan, walker: walker, fill: options.fill, credits: credits)
         if plan.pointStatistics {
             try scanPoints(plan, options: options, sweep: &sweep, result: &result, row: row)
@@ -255,7 +259,7 @@ extension Store {
 
     /// Feeds every sample starting in the range to the sweep: whole blocks from their summaries
     /// where allowed, else decoded (values and, with a source filter, source columns only).
-    private func scanPoints(
+    func scanPoints(
         _ plan: AggregatePlan, options: AggregateOptions, sweep: inout AggregateSweep,
         result: inout AggregateResult, row: (AggregateRow) -> Void
     ) throws(TSDBError) {
@@ -263,7 +267,7 @@ extension Store {
         let block = DecodedBlock()
         let (lo, hi) = (plan.lo, plan.hi)
         let leq = plan.style == .discreteEquivalentContinuousLevel
-        var blockSlots: [SlotSummary] = []
+        var blockSlots: [StoredSlot] = []
         blockSlots.reserveCapacity(256)
         for segment in try segments(of: plan.type, from: lo, to: hi) {
             let matches = filter.map { f in
@@ -274,7 +278,7 @@ extension Store {
                 let s = segment.summaries[b]
                 guard s.lastStart >= lo, s.firstStart < hi else { continue }
                 if plan.summariesServe && s.firstStart >= lo && s.lastStart < hi
-                    && sweep.walker.bucket(containing: s.firstStart).end > s.lastStart
+                    && sweep.buckets.bucket(containing: s.firstStart).end > s.lastStart
                 {
                     sweep.advance(to: s.firstStart, row)
                     sweep.acc.merge(s)
@@ -283,12 +287,9 @@ extension Store {
                 }
                 if plan.summariesServe {
                     if slots == nil { slots = try segment.slotStream() }
-                    try segment.readSlots(&slots!, block: b, into: &blockSlots)
-                    if Self.slotsServe(blockSlots, lo: lo, hi: hi, walker: sweep.walker) {
-                        for slot in blockSlots {
-                            sweep.advance(to: slot.start, row)
-                            sweep.acc.merge(slot)
-                        }
+                    let scale = try segment.readSlots(&slots!, block: b, into: &blockSlots)
+                    if Self.slotsServe(blockSlots, lo: lo, hi: hi, buckets: &sweep.buckets) {
+                        Self.accumulate(blockSlots, scale: scale, sweep: &sweep, row)
                         result.blocksFromSlots += 1
                         continue
                     }
@@ -296,51 +297,92 @@ extension Store {
                 try segment.decode(
                     block: b, into: block, columns: matches == nil ? .values : ColumnSet.values.union(.sources))
                 result.blocksDecoded += 1
-                let starts = block.starts
-                let tags = block.valueTags
-                let mantissas = block.mantissas
-                for i in 0..<block.count {
-                    let t = starts[i]
-                    guard t >= lo, t < hi else { continue }
-                    if let matches,
-                        !matches[Int(block.sources[i])] && !matches[segment.sources.count + Int(block.devices[i])]
-                    {
-                        continue
-                    }
-                    if t >= sweep.currentEnd { sweep.advance(to: t, row) }
-                    let tag = UInt8(truncatingIfNeeded: tags[i])
-                    let v: Double
-                    if tag == ValueTag.decimalBase {
-                        v = Double(mantissas[i])
-                    } else if tag > ValueTag.decimalBase {
-                        v = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
-                    } else if let text = block.value(at: i, in: segment) {
-                        v = text
-                    } else {
-                        sweep.acc.addValueless()
-                        continue
-                    }
-                    if plan.needsValues && tag >= ValueTag.decimalBase {
-                        sweep.acc.add(v, mantissa: mantissas[i], scale: tag - ValueTag.decimalBase)
-                    } else {
-                        sweep.acc.add(v, keepValue: plan.needsValues)
-                    }
-                    if leq { sweep.acc.addEnergy(v) }
+                if matches == nil && !leq {
+                    Self.accumulate(block, in: segment, plan, sweep: &sweep, row)
+                    continue
                 }
+                Self.accumulateEach(block, in: segment, plan, matches: matches, sweep: &sweep, row)
             }
         }
     }
 
+    /// Feeds a decoded block's samples starting in the plan's range to the sweep, a bucket's run
+    /// of them at a time.
+    private static func accumulate(
+        _ block: DecodedBlock, in segment: SegmentReader, _ plan: AggregatePlan, sweep: inout AggregateSweep,
+        _ row: (AggregateRow) -> Void
+    ) {
+        let starts = block.starts
+        var i = 0
+        var end = block.count
+        while i < end && starts[i] < plan.lo { i += 1 }
+        while end > i && starts[end - 1] >= plan.hi { end -= 1 }
+        while i < end {
+            if starts[i] >= sweep.currentEnd { sweep.advance(to: starts[i], row) }
+            let limit = sweep.currentEnd
+            var j = i + 1
+            while j < end && starts[j] < limit { j += 1 }
+            sweep.acc.add(block, i..<j, in: segment, keepValues: plan.needsValues)
+            i = j
+        }
+    }
+
+    /// Feeds a decoded block's samples to the sweep one by one: with a source filter, or for the
+    /// energy of sound levels.
+    private static func accumulateEach(
+        _ block: DecodedBlock, in segment: SegmentReader, _ plan: AggregatePlan, matches: [Bool]?,
+        sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void
+    ) {
+        let starts = block.starts
+        let tags = block.valueTags
+        let mantissas = block.mantissas
+        for i in 0..<block.count {
+            let t = starts[i]
+            guard t >= plan.lo, t < plan.hi else { continue }
+            if let matches,
+                !matches[Int(block.sources[i])] && !matches[segment.sources.count + Int(block.devices[i])]
+            {
+                continue
+            }
+            if t >= sweep.currentEnd { sweep.advance(to: t, row) }
+            let tag = UInt8(truncatingIfNeeded: tags[i])
+            guard let v = block.value(at: i, in: segment) else {
+                sweep.acc.addValueless()
+                continue
+            }
+            if plan.needsValues && tag >= ValueTag.decimalBase {
+                sweep.acc.add(v, mantissa: mantissas[i], scale: tag - ValueTag.decimalBase)
+            } else {
+                sweep.acc.add(v, keepValue: plan.needsValues)
+            }
+            if plan.style == .discreteEquivalentContinuousLevel { sweep.acc.addEnergy(v) }
+        }
+    }
+
+    /// Feeds a block's slots to the sweep, those of one bucket merged as integers first (one
+    /// conversion to doubles per bucket, not per slot).
+    private static func accumulate(
+        _ slots: [StoredSlot], scale: UInt8, sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void
+    ) {
+        var k = 0
+        while k < slots.count {
+            var group = slots[k]
+            if group.start >= sweep.currentEnd { sweep.advance(to: group.start, row) }
+            let end = sweep.currentEnd
+            k += 1
+            while k < slots.count && slots[k].start < end && group.absorb(slots[k]) { k += 1 }
+            sweep.acc.merge(SlotSummary(group, scale: scale))
+        }
+    }
+
     /// Whether a block's slots (non-empty) lie inside `[lo, hi)` and each inside one bucket.
-    private static func slotsServe(_ slots: [SlotSummary], lo: Int64, hi: Int64, walker: BucketWalker)
-        -> Bool
-    {
+    private static func slotsServe(_ slots: [StoredSlot], lo: Int64, hi: Int64, buckets: inout BucketCursor) -> Bool {
         guard !slots.isEmpty else { return false }
         var bucketEnd = Int64.min
         for slot in slots {
             let end = slot.start + SlotSummary.micros
             guard slot.start >= lo, end <= hi else { return false }
-            if slot.start >= bucketEnd { bucketEnd = walker.bucket(containing: slot.start).end }
+            if slot.start >= bucketEnd { bucketEnd = buckets.bucket(containing: slot.start).end }
             guard end <= bucketEnd else { return false }
         }
         return true

@@ -137,3 +137,26 @@ public struct BucketWalker: Sendable {
         return Bucket(start: start * Self.micros, end: end * Self.micros)
     }
 }
+
+/// A ``BucketWalker`` that remembers the last two buckets it found. A scan asks for the same
+/// bucket many times (once per block, slot group and row), and finding a local day costs a
+/// dozen offset lookups; scans move forward, so two suffice: the bucket being closed and the next.
+struct BucketCursor {
+    let walker: BucketWalker
+    private var recent = Bucket(start: 0, end: 0)
+    private var previous = Bucket(start: 0, end: 0)
+
+    init(_ walker: BucketWalker) { self.walker = walker }
+
+    /// The bucket holding instant `t`.
+    mutating func bucket(containing t: Int64) -> Bucket {
+        if t >= recent.start && t < recent.end { return recent }
+        if t >= previous.start && t < previous.end { return previous }
+        previous = recent
+        recent = walker.bucket(containing: t)
+        return recent
+    }
+
+    /// The bucket after `b`.
+    mutating func bucket(after b: Bucket) -> Bucket { bucket(containing: b.end) }
+}

@@ -376,8 +376,56 @@ extension Array where Element == Int64 {
 
 /// An instant as ISO 8601 in `zone`, whole seconds, with that zone's offset.
 public func localTimestamp(_ micros: Int64, _ zone: TimeZoneRules) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(25)
+    appendLocalTimestamp(micros, zone, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Appends ``localTimestamp(_:_:)``'s text to `out` (no String per timestamp, for long outputs).
+package func appendLocalTimestamp(_ micros: Int64, _ zone: TimeZoneRules, to out: inout [UInt8]) {
     let offset = Int16(zone.offset(atMicros: micros) / 60)
-    return ISO8601.format(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false))
+    ISO8601.append(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false), to: &out)
+}
+
+/// Writes ``localTimestamp(_:_:)``'s texts one after another, keeping the text of the last local
+/// date and UTC offset: a long aggregate's rows share them (24 hourly rows a day), so most
+/// timestamps cost a lookup of the offset and their time of day.
+package struct LocalTimestampWriter {
+    let zone: TimeZoneRules
+    private var day = Int64.min
+    private var offset = Int32.min
+    private var dateText: [UInt8] = []
+    private var offsetText: [UInt8] = []
+
+    package init(_ zone: TimeZoneRules) { self.zone = zone }
+
+    package mutating func append(_ micros: Int64, to out: inout [UInt8]) {
+        // Whole minutes, as localTimestamp(_:_:) shows them (old local mean times had seconds).
+        let offset = zone.offset(atMicros: micros) / 60 * 60
+        let local = ISO8601.floorDivide(micros, 1_000_000).0 + Int64(offset)
+        let (day, second) = ISO8601.floorDivide(local, 86_400)
+        if offset != self.offset {
+            self.offset = offset
+            offsetText.removeAll(keepingCapacity: true)
+            ISO8601.append(0, TimeForm(offsetMinutes: Int16(offset / 60)), to: &offsetText)
+            offsetText.removeFirst(19)  // keeps "±hh:mm"
+        }
+        if day != self.day {
+            self.day = day
+            dateText.removeAll(keepingCapacity: true)
+            ISO8601.append(day * 86_400_000_000, .zulu, to: &dateText)
+            dateText.removeLast(10)  // keeps "YYYY-MM-DD"
+        }
+        out.append(contentsOf: dateText)
+        let (h, m, s) = (UInt8(second / 3600), UInt8(second / 60 % 60), UInt8(second % 60))
+        let clock = (
+            UInt8(ascii: "T"), 48 + h / 10, 48 + h % 10, UInt8(ascii: ":"), 48 + m / 10, 48 + m % 10,
+            UInt8(ascii: ":"), 48 + s / 10, 48 + s % 10
+        )
+        withUnsafeBytes(of: clock) { out.append(contentsOf: $0) }
+        out.append(contentsOf: offsetText)
+    }
 }
 
 /// The local date (`YYYY-MM-DD`) of an instant in `zone`.

@@ -28,6 +28,35 @@ struct ValueHistogram {
         return widen(toInclude: m) && add(m, scale: s)
     }
 
+    /// Counts the mantissas of samples `range` of a decoded block while each has this histogram's
+    /// scale and fits (widening as needed): the loop of a percentile query, without a check of
+    /// uniqueness or an optional per value. Returns the index of the first sample refused
+    /// (`range.upperBound` when none was).
+    mutating func add(
+        _ mantissas: UnsafeBufferPointer<Int64>, tags: UnsafeBufferPointer<Int64>, _ range: Range<Int>
+    ) -> Int {
+        let tag = Int64(ValueTag.decimalBase + scale)
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let (base, size) = (self.base, UInt64(counts.count))
+            let stop = counts.withUnsafeMutableBufferPointer { counts in
+                var k = i
+                while k < range.upperBound && tags[k] == tag {
+                    // Wrapping: a mantissa far below the base lands past `size` too.
+                    let offset = UInt64(bitPattern: mantissas[k] &- base)
+                    guard offset < size else { break }
+                    counts[Int(offset)] += 1
+                    k += 1
+                }
+                return k
+            }
+            total += stop - i
+            i = stop
+            guard i < range.upperBound, tags[i] == tag, widen(toInclude: mantissas[i]) else { return i }
+        }
+        return i
+    }
+
     /// Grows the counted span to include `m` (doubling, so growth stays amortised O(1)).
     private mutating func widen(toInclude m: Int64) -> Bool {
         let top = base + Int64(counts.count) - 1

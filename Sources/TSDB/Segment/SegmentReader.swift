@@ -78,9 +78,12 @@ public final class SegmentReader: @unchecked Sendable {
     }
 
     /// Block `b`'s slots from `stream` (this segment's), into `slots`; failures name the file and count as damage.
-    func readSlots(_ stream: inout SlotStream, block b: Int, into slots: inout [SlotSummary]) throws(TSDBError) {
+    /// Returns their scale.
+    func readSlots(_ stream: inout SlotStream, block b: Int, into slots: inout [StoredSlot]) throws(TSDBError)
+        -> UInt8
+    {
         do throws(TSDBError) {
-            try stream.slots(ofBlock: b, summary: summaries[b], into: &slots)
+            return try stream.slots(ofBlock: b, summary: summaries[b], into: &slots)
         } catch {
             onDamage?()
             throw error.at(path: path)

@@ -22,6 +22,83 @@ public struct SlotSummary: Sendable, Equatable {
     static func number(_ t: Int64) -> Int64 { ISO8601.floorDivide(t, micros).0 }
 }
 
+extension SlotSummary {
+    /// A stored slot (or several merged) as statistics of values, dividing by the block's scale.
+    init(_ s: StoredSlot, scale: UInt8) {
+        self.init(
+            start: s.start, sampleCount: s.samples, valueCount: s.values, minValue: .infinity, maxValue: -.infinity,
+            sum: 0, sumOfSquaredDeviations: 0)
+        guard s.values > 0 else { return }
+        let divisor = ExactDecimal.powersOfTen[Int(scale)]
+        let v = Double(s.values)
+        minValue = Double(s.minimum) / divisor
+        maxValue = Double(s.minimum + Int64(s.range)) / divisor
+        // The mantissas' sum, exactly when it fits in 64 bits.
+        let (base, o1) = s.minimum.multipliedReportingOverflow(by: Int64(s.values))
+        let (total, o2) = base.addingReportingOverflow(Int64(bitPattern: s.deviations))
+        let exact = !(o1 || o2) && s.deviations <= UInt64(Int64.max)
+        sum = (exact ? Double(total) : v * Double(s.minimum) + Double(s.deviations)) / divisor
+        let d = Double(s.deviations)
+        sumOfSquaredDeviations = Swift.max(0, Double(s.squares) - d * d / v) / (divisor * divisor)
+    }
+}
+
+/// One slot as the region stores it (§6.1): exact integers at the block's scale. Slots that fall
+/// in one bucket are merged as integers (``absorb(_:)``) and turned into doubles once per bucket.
+struct StoredSlot: Equatable {
+    /// The slot's number (``SlotSummary/number(_:)``) of its first slot.
+    var number: Int64
+    var samples: Int
+    var values: Int
+    /// The smallest mantissa, and the largest minus it (0 and 0 without values).
+    var minimum: Int64 = 0
+    var range: UInt64 = 0
+    /// Σ (m − minimum) and Σ (m − minimum)² over the mantissas.
+    var deviations: UInt64 = 0
+    var squares: UInt64 = 0
+
+    var start: Int64 { number * SlotSummary.micros }
+
+    /// Adds a later slot of the same block, moving both to the smaller minimum; false, and nothing
+    /// changed, when a figure would pass 64 bits (the caller merges them as doubles instead).
+    mutating func absorb(_ other: StoredSlot) -> Bool {
+        guard other.values > 0 else {
+            samples += other.samples
+            return true
+        }
+        guard values > 0 else {
+            (minimum, range, deviations, squares) = (other.minimum, other.range, other.deviations, other.squares)
+            (samples, values) = (samples + other.samples, other.values)
+            return true
+        }
+        let low = Swift.min(minimum, other.minimum)
+        guard let mine = Self.shifted(values, deviations, squares, by: UInt64(minimum - low)),
+            let theirs = Self.shifted(other.values, other.deviations, other.squares, by: UInt64(other.minimum - low))
+        else { return false }
+        let (d, o1) = mine.0.addingReportingOverflow(theirs.0)
+        let (q, o2) = mine.1.addingReportingOverflow(theirs.1)
+        guard !(o1 || o2) else { return false }
+        let high = Swift.max(minimum + Int64(range), other.minimum + Int64(other.range))
+        (minimum, range, deviations, squares) = (low, UInt64(high - low), d, q)
+        (samples, values) = (samples + other.samples, values + other.values)
+        return true
+    }
+
+    /// Σ(m − low) and Σ(m − low)² from Σ(m − min) = `d` and Σ(m − min)² = `q`, where min − low = `s`:
+    /// d + n·s and q + 2·s·d + n·s² (nil past 64 bits).
+    private static func shifted(_ n: Int, _ d: UInt64, _ q: UInt64, by s: UInt64) -> (UInt64, UInt64)? {
+        guard s > 0 else { return (d, q) }
+        let (ns, o1) = UInt64(n).multipliedReportingOverflow(by: s)
+        let (sd, o2) = s.multipliedReportingOverflow(by: d)
+        let (sd2, o3) = sd.multipliedReportingOverflow(by: 2)
+        let (nss, o4) = ns.multipliedReportingOverflow(by: s)
+        let (d2, o5) = d.addingReportingOverflow(ns)
+        let (q1, o6) = q.addingReportingOverflow(sd2)
+        let (q2, o7) = q1.addingReportingOverflow(nss)
+        return o1 || o2 || o3 || o4 || o5 || o6 || o7 ? nil : (d2, q2)
+    }
+}
+
 /// The slot summaries of every block of a segment, decoded from the slot region (§6.1).
 struct SlotTable: Sendable {
     var slots: [SlotSummary] = []
@@ -42,13 +119,17 @@ struct SlotStream {
         self.offset = offset
     }
 
-    /// Replaces `slots` with block `b`'s (empty when it has none); `b` must exceed earlier calls'.
-    mutating func slots(ofBlock b: Int, summary: BlockSummary, into slots: inout [SlotSummary]) throws(TSDBError) {
+    /// Replaces `slots` with block `b`'s (empty when it has none) and returns their scale; `b` must
+    /// exceed earlier calls'.
+    mutating func slots(ofBlock b: Int, summary: BlockSummary, into slots: inout [StoredSlot]) throws(TSDBError)
+        -> UInt8
+    {
         precondition(b >= nextBlock, "slot blocks are read in increasing order")
         slots.removeAll(keepingCapacity: true)
         let start = position
         let offset = self.offset
         var skipped = nextBlock
+        var scale: UInt8 = 0
         let read: Result<Int, TSDBError> = raw.withUnsafeBytes { bytes in
             var r = ByteReader(
                 bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
@@ -59,7 +140,7 @@ struct SlotStream {
                     skipped += 1
                 }
                 let n = try r.count("slot count", limit: r.remaining)
-                if n > 0 { try SlotRegion.decodeBlock(&r, count: n, block: b, summary: summary, into: &slots) }
+                if n > 0 { scale = try SlotRegion.decodeBlock(&r, count: n, block: b, summary: summary, into: &slots) }
                 return .success(r.position)
             } catch {
                 return .failure(error)
@@ -67,6 +148,7 @@ struct SlotStream {
         }
         position = try read.get()
         nextBlock = b + 1
+        return scale
     }
 }
 
@@ -166,10 +248,15 @@ enum SlotRegion {
         table.ranges.reserveCapacity(summaries.count)
         // A slot takes at least 3 bytes: reserving for that many appends without regrowing.
         table.slots.reserveCapacity(raw.count / 3)
+        var stored: [StoredSlot] = []
         for (b, summary) in summaries.enumerated() {
             let first = table.slots.count
             let n = try r.count("slot count", limit: r.remaining)
-            if n > 0 { try decodeBlock(&r, count: n, block: b, summary: summary, into: &table.slots) }
+            if n > 0 {
+                stored.removeAll(keepingCapacity: true)
+                let scale = try decodeBlock(&r, count: n, block: b, summary: summary, into: &stored)
+                table.slots += stored.map { SlotSummary($0, scale: scale) }
+            }
             table.ranges.append(first..<table.slots.count)
         }
         guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the last block's slots") }
@@ -190,18 +277,20 @@ enum SlotRegion {
         }
     }
 
+    /// Decodes block `b`'s `n` slots (its count already read) into `slots`, checking them against
+    /// the block's summary; returns their scale.
     static func decodeBlock(
-        _ r: inout ByteReader, count n: Int, block b: Int, summary: BlockSummary, into slots: inout [SlotSummary]
-    ) throws(TSDBError) {
+        _ r: inout ByteReader, count n: Int, block b: Int, summary: BlockSummary, into slots: inout [StoredSlot]
+    ) throws(TSDBError) -> UInt8 {
         func bad(_ what: String) -> TSDBError { r.fail("block \(b): \(what)") }
         let scale = try r.u8("scale")
         guard scale <= 18 else { throw bad("slot scale \(scale) > 18") }
-        let divisor = ExactDecimal.powersOfTen[Int(scale)]
         let lastSlot = SlotSummary.number(summary.lastStart)
         var slot = SlotSummary.number(summary.firstStart) - 1
         var previousMin: Int64 = 0
         var (samples, values) = (0, 0)
-        var (low, high) = (Double.infinity, -Double.infinity)
+        var (low, high) = (Int64.max, Int64.min)
+        let limit = UInt64(SlotRegion.mantissaLimit)
         for k in 0..<n {
             let gap = try r.uvarint("slot gap")
             let room = lastSlot - slot - 1
@@ -212,34 +301,22 @@ enum SlotRegion {
             guard count >= 1, count <= UInt64(summary.sampleCount - samples), valueless <= count else {
                 throw bad("slot \(k) holds \(count) samples (\(valueless) valueless), more than the block")
             }
-            var s = SlotSummary(
-                start: slot * SlotSummary.micros, sampleCount: Int(count), valueCount: Int(count - valueless),
-                minValue: .infinity, maxValue: -.infinity, sum: 0, sumOfSquaredDeviations: 0)
-            if s.valueCount > 0 {
+            var s = StoredSlot(number: slot, samples: Int(count), values: Int(count - valueless))
+            if s.values > 0 {
                 let (minimum, o1) = previousMin.addingReportingOverflow(try r.varint("slot minimum"))
                 let range = try r.uvarint("slot range")
                 let deviations = try r.uvarint("slot deviations")
-                let squared = try r.uvarint("slot squared deviations")
-                let limit = UInt64(SlotRegion.mantissaLimit)
-                let (bound, o2) = range.multipliedReportingOverflow(by: UInt64(s.valueCount))
+                let squares = try r.uvarint("slot squared deviations")
+                let (bound, o2) = range.multipliedReportingOverflow(by: UInt64(s.values))
                 guard !o1, minimum.magnitude <= limit, range <= 2 * limit, o2 || deviations <= bound,
                     (minimum + Int64(range)).magnitude <= limit
                 else { throw bad("slot \(k) statistics out of range") }
                 previousMin = minimum
-                let v = Double(s.valueCount)
-                s.minValue = Double(minimum) / divisor
-                s.maxValue = Double(minimum + Int64(range)) / divisor
-                // The mantissas' sum, exactly when it fits in 64 bits.
-                let (base, o3) = minimum.multipliedReportingOverflow(by: Int64(s.valueCount))
-                let (total, o4) = base.addingReportingOverflow(Int64(bitPattern: deviations))
-                let exact = !(o3 || o4) && deviations <= UInt64(Int64.max)
-                s.sum = (exact ? Double(total) : v * Double(minimum) + Double(deviations)) / divisor
-                let d = Double(deviations)
-                s.sumOfSquaredDeviations = Swift.max(0, Double(squared) - d * d / v) / (divisor * divisor)
-                (low, high) = (Swift.min(low, s.minValue), Swift.max(high, s.maxValue))
+                (s.minimum, s.range, s.deviations, s.squares) = (minimum, range, deviations, squares)
+                (low, high) = (Swift.min(low, minimum), Swift.max(high, minimum + Int64(range)))
             }
-            samples += s.sampleCount
-            values += s.valueCount
+            samples += s.samples
+            values += s.values
             slots.append(s)
         }
         guard samples == summary.sampleCount, values == summary.valueCount, slot == lastSlot else {
@@ -247,10 +324,14 @@ enum SlotRegion {
                 "slots hold \(samples) samples and \(values) values up to slot \(slot); the block summary says "
                     + "\(summary.sampleCount) and \(summary.valueCount) up to slot \(lastSlot)")
         }
-        guard values == 0 || (low == summary.minValue && high == summary.maxValue) else {
+        let divisor = ExactDecimal.powersOfTen[Int(scale)]
+        let (lowest, highest) = (Double(low) / divisor, Double(high) / divisor)
+        guard values == 0 || (lowest == summary.minValue && highest == summary.maxValue) else {
             throw bad(
-                "slots' extremes \(low)…\(high) differ from the block's \(summary.minValue)…\(summary.maxValue)")
+                "slots' extremes \(lowest)…\(highest) differ from the block's "
+                    + "\(summary.minValue)…\(summary.maxValue)")
         }
+        return scale
     }
 }
 

@@ -122,16 +122,34 @@ public final class Store: Sendable {
         var attempt = 0
         while true {
             do throws(TSDBError) {
-                return try state.withLock { (state) throws(TSDBError) -> [SegmentReader] in
-                    var out: [SegmentReader] = []
-                    for entry in state.manifest.segments
-                    where entry.type == type && entry.firstStart < to
-                        && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from)
-                    {
-                        out.append(try segment(entry, in: &state))
-                    }
-                    return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
+                // The files not yet open are opened outside the lock, so threads scanning different
+                // months open theirs side by side. A path names one file's bytes for good (a rewrite
+                // gets a new generation in its name), so a reader opened here is right to keep.
+                let wanted = state.withLock { state in
+                    state.manifest.segments.filter { entry in
+                        entry.type == type && entry.firstStart < to
+                            && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from)
+                    }.map { ($0, state.openSegments[$0.path]) }
                 }
+                var out: [SegmentReader] = []
+                var opened: [(String, SegmentReader)] = []
+                for (entry, open) in wanted {
+                    if let open {
+                        out.append(open)
+                    } else {
+                        let reader = try openSegment(entry)
+                        opened.append((entry.path, reader))
+                        out.append(reader)
+                    }
+                }
+                if !opened.isEmpty {
+                    state.withLock { state in
+                        for (path, reader) in opened where state.openSegments[path] == nil {
+                            state.openSegments[path] = reader
+                        }
+                    }
+                }
+                return out.sorted { ($0.year, $0.month) < ($1.year, $1.month) }
             } catch  where error.errno == ENOENT && attempt < 3 {
                 attempt += 1
                 let newest = try State(reading: layout.manifestPath)
@@ -140,8 +158,7 @@ public final class Store: Sendable {
         }
     }
 
-    private func segment(_ entry: Manifest.SegmentEntry, in state: inout State) throws(TSDBError) -> SegmentReader {
-        if let open = state.openSegments[entry.path] { return open }
+    private func openSegment(_ entry: Manifest.SegmentEntry) throws(TSDBError) -> SegmentReader {
         let path = layout.storeDirectory + "/" + entry.path
         let reader: SegmentReader
         do {
@@ -158,7 +175,6 @@ public final class Store: Sendable {
             throw TSDBError.corrupt(
                 "segment does not match the manifest (type, sample count or size differ)", path: path)
         }
-        state.openSegments[entry.path] = reader
         return reader
     }
 

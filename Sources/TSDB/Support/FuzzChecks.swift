@@ -29,10 +29,10 @@
             if let table { _ = try? reader.checkSlots(of: b, decoded: block, in: table) }
         }
         guard let table, var stream = try? reader.slotStream() else { return }
-        var slots: [SlotSummary] = []
+        var slots: [StoredSlot] = []
         for b in 0..<reader.blockCount {
-            guard (try? reader.readSlots(&stream, block: b, into: &slots)) != nil,
-                slots == Array(table.slots[table.ranges[b]])
+            guard let scale = try? reader.readSlots(&stream, block: b, into: &slots),
+                slots.map({ SlotSummary($0, scale: scale) }) == Array(table.slots[table.ranges[b]])
             else { fatalError("block \(b)'s slots differ between the whole region and the block-by-block reader") }
         }
     }

@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+
+/// Long aggregates on two cores (pieces cut at bucket boundaries), slots merged as integers per
+/// bucket, decoded blocks added a bucket's run at a time, and CSV timestamps from a writer that
+/// keeps the last date: each against brute force.
+@Suite struct ParallelAggregationTests {
+    static let type = SlotSummaryTests.type
+
+    /// 260,000 heart-rate-like samples 1–30 s apart (about seven weeks from 20 March 2025, across
+    /// the April DST changes of Lord Howe and St John's).
+    static let samples = SlotSummaryTests.series(260_000, seed: 21, start: 1_742_428_800_000_000, maxStep: 30)
+
+    /// ``samples`` compacted into a store of their own (the caller cleans the folder up).
+    func fixture() throws -> (Store, TemporaryFolder) { try SlotSummaryTests().store(Self.samples) }
+
+    func options(_ zone: String, _ bucket: String, _ stats: [Statistic], fill: Bool = false) throws -> AggregateOptions
+    {
+        var o = AggregateOptions()
+        o.zone = try TimeZoneRules.named(zone)
+        o.bucket = try BucketSpec.parse(bucket)
+        o.statistics = stats
+        o.fill = fill
+        return o
+    }
+
+    @Test func piecesAreCutAtBucketBoundariesAcrossTheRange() throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        for (zone, bucket) in [("UTC", "day"), ("Asia/Kathmandu", "hour"), ("Australia/Lord_Howe", "week")] {
+            let o = try options(zone, bucket, [.count])
+            let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
+            let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+            let pieces = try #require(store.parallelPieces(plan, options: o, walker: walker), "\(zone) \(bucket)")
+            #expect(pieces.count >= 2 && pieces.count <= AggregatePieces.maximumPieces)
+            #expect(pieces.cuts.first == plan.lo && pieces.cuts.last == plan.hi)
+            #expect(zip(pieces.cuts, pieces.cuts.dropFirst()).allSatisfy { $0 < $1 })
+            for cut in pieces.cuts.dropFirst().dropLast() {
+                #expect(walker.bucket(containing: cut).start == cut, "\(zone) \(bucket): cut inside a bucket")
+            }
+        }
+    }
+
+    @Test func smallRangesOneBucketAndTooManyRowsStayOnOneThread() throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        func pieces(_ bucket: String, from: Int64? = nil, to: Int64? = nil) throws -> AggregatePieces? {
+            var o = try options("UTC", "day", [.count])
+            o.bucket = bucket == "none" ? .none : try BucketSpec.parse(bucket)
+            let plan = store.aggregatePlan(Self.type, from: from, to: to, options: o)
+            let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+            return store.parallelPieces(plan, options: o, walker: walker)
+        }
+        #expect(try pieces("none") == nil)
+        // Seven weeks of minutes could hold back over 100,000 rows.
+        #expect(try pieces("minute") == nil)
+        // A day holds fewer than 200,000 samples.
+        let day = Self.samples[1000].start.microseconds
+        #expect(try pieces("hour", from: day, to: day + 86_400_000_000) == nil)
+    }
+
+    @Test(arguments: [
+        ("UTC", "day", false), ("Asia/Kathmandu", "hour", false), ("Australia/Lord_Howe", "day", true),
+        ("America/St_Johns", "week", false), ("Europe/Paris", "6h", true),
+    ])
+    func aggregatesInPiecesEqualABruteForceOracle(zone: String, bucket: String, fill: Bool) throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        let samples = Self.samples
+        let stats: [Statistic] = [.count, .min, .max, .mean, .stddev, .first, .last, .p50, .p95]
+        let o = try options(zone, bucket, stats, fill: fill)
+        let lo = samples[50].start.microseconds
+        let hi = samples[259_000].start.microseconds
+        let result = try store.aggregate(Self.type, from: lo, to: hi, options: o)
+
+        let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: lo, to: hi)
+        var values: [Int64: [Double]] = [:]
+        var counts: [Int64: Int] = [:]
+        for s in samples where s.start.microseconds >= lo && s.start.microseconds < hi {
+            let b = walker.bucket(containing: s.start.microseconds).start
+            counts[b, default: 0] += 1
+            if let v = s.value.doubleValue { values[b, default: []].append(v) }
+        }
+        let expected = fill ? walker.buckets(from: lo, to: hi).map(\.start) : counts.keys.sorted()
+        #expect(result.rows.map(\.start) == expected)
+        for row in result.rows {
+            let v = values[row.start] ?? []
+            #expect(row.values[.count] == Double(counts[row.start] ?? 0))
+            guard v.count > 1 else { continue }
+            let mean = v.reduce(0, +) / Double(v.count)
+            let sd = (v.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(v.count - 1)).squareRoot()
+            #expect(row.values[.min] == v.min() && row.values[.max] == v.max())
+            #expect(row.values[.first] == v.first && row.values[.last] == v.last)
+            #expect(abs(row.values[.mean]! - mean) <= 1e-9 * max(1, mean))
+            #expect(abs(row.values[.stddev]! - sd) <= 1e-9 * max(1, sd))
+            let sorted = v.sorted()
+            for (s, q) in [(Statistic.p50, 0.5), (.p95, 0.95)] {
+                let position = q * Double(sorted.count - 1)
+                let i = Int(position)
+                let fraction = position - Double(i)
+                let p = i + 1 < sorted.count ? sorted[i] + (sorted[i + 1] - sorted[i]) * fraction : sorted[i]
+                #expect(row.values[s] == p, "\(s) of the bucket at \(row.start)")
+            }
+        }
+    }
+
+    // MARK: - Slots merged as integers
+
+    /// A stored slot computed straight from its mantissas.
+    func slot(_ mantissas: [Int64], number: Int64, valueless: Int = 0) -> StoredSlot {
+        var s = StoredSlot(number: number, samples: mantissas.count + valueless, values: mantissas.count)
+        guard let low = mantissas.min(), let high = mantissas.max() else { return s }
+        s.minimum = low
+        s.range = UInt64(high - low)
+        s.deviations = mantissas.reduce(0) { $0 + UInt64($1 - low) }
+        s.squares = mantissas.reduce(0) { $0 + UInt64($1 - low) * UInt64($1 - low) }
+        return s
+    }
+
+    @Test func absorbedSlotsEqualOneSlotOfAllTheirValues() {
+        var rng = SplitMix64(seed: 5)
+        for round in 0..<300 {
+            let spread = [Int64(3), 400, 1 << 20][round % 3]
+            let base = Int64.random(in: -(1 << 40)...(1 << 40), using: &rng)
+            var all: [Int64] = []
+            var merged: StoredSlot?
+            for k in 0..<Int.random(in: 1...8, using: &rng) {
+                let n = Int.random(in: 0...20, using: &rng)
+                let group = (0..<n).map { _ in base + Int64.random(in: 0...spread, using: &rng) }
+                let valueless = Int.random(in: 0...2, using: &rng)
+                let next = slot(group, number: Int64(k), valueless: valueless + (n == 0 ? 1 : 0))
+                all += group
+                if merged == nil {
+                    merged = next
+                } else {
+                    let absorbed = merged!.absorb(next)
+                    #expect(absorbed, "round \(round)")
+                }
+            }
+            var expected = slot(all, number: 0)
+            expected.samples = merged!.samples
+            #expect(merged == expected, "round \(round)")
+        }
+    }
+
+    @Test func absorbingPast64BitsChangesNothing() {
+        var a = slot([0, 1 << 31], number: 0)
+        let b = slot([-(1 << 52), -(1 << 52) + 1], number: 1)
+        let before = a
+        let absorbed = a.absorb(b)
+        #expect(!absorbed)
+        #expect(a == before)
+    }
+
+    // MARK: - Decoded blocks a bucket's run at a time
+
+    @Test func runsOfADecodedBlockAddUpAsOneByOne() throws {
+        var samples = SlotSummaryTests.series(600, seed: 8)
+        for i in stride(from: 7, to: 600, by: 97) {
+            samples[i].value = .numberText("1.5e2")
+        }
+        let folder = TemporaryFolder("runs")
+        defer { folder.cleanup() }
+        folder.write(bytes: encodeSegment(samples, blockSamples: 600, codec: .lz4), to: "x.seg")
+        let reader = try SegmentReader(path: folder.path + "/x.seg")
+        let block = DecodedBlock()
+        try reader.decode(block: 0, into: block, columns: .values)
+        var rng = SplitMix64(seed: 9)
+        for keep in [false, true] {
+            var runs = Accumulator()
+            var each = Accumulator()
+            var i = 0
+            while i < block.count {
+                let j = min(block.count, i + Int.random(in: 1...90, using: &rng))
+                runs.add(block, i..<j, in: reader, keepValues: keep)
+                i = j
+            }
+            for k in 0..<block.count {
+                let tag = UInt8(truncatingIfNeeded: block.valueTags[k])
+                guard let v = block.value(at: k, in: reader) else {
+                    each.addValueless()
+                    continue
+                }
+                if keep && tag >= ValueTag.decimalBase {
+                    each.add(v, mantissa: block.mantissas[k], scale: tag - ValueTag.decimalBase)
+                } else {
+                    each.add(v, keepValue: keep)
+                }
+            }
+            for s in Statistic.allCases where keep || s.quantile == nil {
+                let a = runs.value(s, cumulativeSum: nil, style: .discreteArithmetic)
+                let b = each.value(s, cumulativeSum: nil, style: .discreteArithmetic)
+                #expect(a == b, "\(s), values kept: \(keep)")
+            }
+        }
+    }
+
+    // MARK: - Timestamps for long outputs
+
+    @Test func theTimestampWriterWritesWhatLocalTimestampSays() throws {
+        var rng = SplitMix64(seed: 3)
+        for name in ["UTC", "Europe/Paris", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe"] {
+            let zone = try TimeZoneRules.named(name)
+            var writer = LocalTimestampWriter(zone)
+            // Random instants from 1890 (local mean times with seconds) to 2060, then hours in order.
+            var instants = (0..<500).map { _ in
+                Int64.random(in: -2_524_521_600...2_871_763_200, using: &rng) * 1_000_000
+            }
+            instants += (0..<3000).map { 1_742_428_800_000_000 + Int64($0) * 900_000_000 }
+            for t in instants {
+                var bytes: [UInt8] = []
+                writer.append(t, to: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == localTimestamp(t, zone), "\(name) at \(t)")
+            }
+        }
+    }
+}
