@@ -289,7 +289,7 @@ extension Store {
                     if slots == nil { slots = try segment.slotStream() }
                     let scale = try segment.readSlots(&slots!, block: b, into: &blockSlots)
                     if Self.slotsServe(blockSlots, lo: lo, hi: hi, buckets: &sweep.buckets) {
-                        Self.accumulate(blockSlots, scale: scale, sweep: &sweep, row)
+                        Self.accumulate(blockSlots, scale: scale, lo: lo, hi: hi, sweep: &sweep, row)
                         result.blocksFromSlots += 1
                         continue
                     }
@@ -362,25 +362,31 @@ extension Store {
     /// Feeds a block's slots to the sweep, those of one bucket merged as integers first (one
     /// conversion to doubles per bucket, not per slot).
     private static func accumulate(
-        _ slots: [StoredSlot], scale: UInt8, sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void
+        _ slots: [StoredSlot], scale: UInt8, lo: Int64, hi: Int64, sweep: inout AggregateSweep,
+        _ row: (AggregateRow) -> Void
     ) {
         var k = 0
-        while k < slots.count {
+        while k < slots.count && slots[k].start < lo { k += 1 }
+        var last = slots.count
+        while last > k && slots[last - 1].start >= hi { last -= 1 }
+        while k < last {
             var group = slots[k]
             if group.start >= sweep.currentEnd { sweep.advance(to: group.start, row) }
-            let end = sweep.currentEnd
+            let bucketEnd = sweep.currentEnd
             k += 1
-            while k < slots.count && slots[k].start < end && group.absorb(slots[k]) { k += 1 }
+            while k < last && slots[k].start < bucketEnd && group.absorb(slots[k]) { k += 1 }
             sweep.acc.merge(SlotSummary(group, scale: scale))
         }
     }
 
-    /// Whether a block's slots (non-empty) lie inside `[lo, hi)` and each inside one bucket.
+    /// Whether a block's slots (non-empty) answer for it: each wholly inside one bucket, and
+    /// wholly inside `[lo, hi)` or outside it (a piece of a long aggregate ends inside a block).
     private static func slotsServe(_ slots: [StoredSlot], lo: Int64, hi: Int64, buckets: inout BucketCursor) -> Bool {
         guard !slots.isEmpty else { return false }
         var bucketEnd = Int64.min
         for slot in slots {
             let end = slot.start + SlotSummary.micros
+            if end <= lo || slot.start >= hi { continue }
             guard slot.start >= lo, end <= hi else { return false }
             if slot.start >= bucketEnd { bucketEnd = buckets.bucket(containing: slot.start).end }
             guard end <= bucketEnd else { return false }
