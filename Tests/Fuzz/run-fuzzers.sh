@@ -19,9 +19,12 @@ for target in ${TARGETS:-raw-json segment export-xml}; do
       extra=($health -I Sources/CTSDBZlib -lz) ;;
   esac
   echo "building $target"
+  # The engine's one C file (the CRC-32C instruction), compiled apart: swiftc links objects only.
+  clang -c -O2 -fsanitize=address -I Sources/CTSDBCRC32C/include Sources/CTSDBCRC32C/crc32c.c -o "$out/crc32c.o"
   # One module named TSDB, so the subsystem's `import TSDB` names the engine compiled with it.
   swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDB -package-name tsdb -g -D TSDB_TESTING \
-    -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 $engine "${extra[@]}" "$entry" -o "$out/$target" 2>&1 \
+    -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 -I Sources/CTSDBCRC32C/include "$out/crc32c.o" \
+    $engine "${extra[@]}" "$entry" -o "$out/$target" 2>&1 \
     | grep -v "Cannot export local symbol\|ignoring import\|part of module" || true
   corpus="$out/corpus-$target"
   mkdir -p "$corpus" "Tests/Fuzz/crashes/$target"
