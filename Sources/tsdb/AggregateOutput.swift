@@ -34,14 +34,21 @@ func writeExact(_ v: Double, to out: inout OutputBytes) {
         return
     }
     let n = Int64(v)
-    if n < 0 { out.bytes.append(UInt8(ascii: "-")) }
-    var magnitude = n.magnitude
-    let first = out.bytes.count
-    repeat {
-        out.bytes.append(UInt8(truncatingIfNeeded: 48 + magnitude % 10))
-        magnitude /= 10
-    } while magnitude > 0
-    out.bytes[first...].reverse()
+    // Digits from the right into a stack buffer, then one append.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        var magnitude = n.magnitude
+        var i = 20
+        repeat {
+            i -= 1
+            digits[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        if n < 0 {
+            i -= 1
+            digits[i] = UInt8(ascii: "-")
+        }
+        out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
+    }
 }
 
 /// Writes an aggregate's rows as they come (memory stays bounded whatever the number of rows).
@@ -51,11 +58,9 @@ struct AggregatePrinter {
     let format: AggregateFormat
     let out = OutputBuffer()
     private var result: AggregateResult?
-    /// The statistics of the value columns, or nil when the columns are minutes per category value.
-    private var statistics: [Statistic]?
-    private var categoryValues: [Int64] = []
     private var columns: [String] = []
-    private var stamps: LocalTimestampWriter
+    /// CSV and NDJSON lines (the other formats are made from strings).
+    private(set) var lines: AggregateLines?
     private var table: StreamingTable?
     private var rows = 0
 
@@ -63,17 +68,21 @@ struct AggregatePrinter {
         self.catalog = catalog
         self.zone = zone
         self.format = format
-        stamps = LocalTimestampWriter(zone)
     }
+
+    /// Whether rows can be written by ``lines`` alone (the engine then formats them on every core).
+    var writesLines: Bool { format == .csv || format == .ndjson }
 
     mutating func header(_ r: AggregateResult) {
         result = r
-        statistics = r.kind == .category && r.statistics.isEmpty ? nil : r.statistics
-        categoryValues = r.categoryValues
         columns =
             r.kind == .category && r.statistics.isEmpty
             ? r.categoryValues.map { catalog.categoryName(r.type, $0) + " (min)" }
             : r.statistics.map(\.rawValue)
+        if writesLines {
+            lines = AggregateLines(
+                result: r, keys: columns.map { jsonString(machineName($0)) }, ndjson: format == .ndjson, zone: zone)
+        }
         let header = ["start", "end"] + columns
         switch format {
         case .table: table = StreamingTable(header: header)
@@ -91,12 +100,11 @@ struct AggregatePrinter {
 
     mutating func row(_ row: AggregateRow) {
         defer { rows += 1 }
-        guard format != .csv else { return writeCSV(row) }
+        if lines != nil { return out.write { lines!.append(row, to: &$0.bytes) } }
         guard let r = result else { return }
-        func eachCell(_ body: (Double?) -> Void) { self.eachCell(of: row, body) }
         func cells(_ number: (Double) -> String) -> [String] {
             var out: [String] = []
-            eachCell { out.append($0.map(number) ?? "") }
+            AggregateLines.eachCell(of: row, in: r) { out.append($0.map(number) ?? "") }
             return out
         }
         func bounds() -> (String, String) { (localTimestamp(row.start, zone), localTimestamp(row.end, zone)) }
@@ -107,39 +115,16 @@ struct AggregatePrinter {
         case .markdown:
             let (start, end) = bounds()
             out.write(markdownLine([start, end] + cells(human)))
-        case .csv:
-            writeCSV(row)
-        case .json, .ndjson:
+        case .csv, .ndjson:
+            break  // written by `lines`
+        case .json:
             let (start, end) = bounds()
             var fields = ["\"start\":\"\(start)\"", "\"end\":\"\(end)\""]
             for (name, value) in zip(columns, cells(exact)) where !value.isEmpty {
                 fields.append(jsonString(machineName(name)) + ":" + value)
             }
             let object = "{" + fields.joined(separator: ",") + "}"
-            out.write(format == .json ? (rows == 0 ? "\n  " : ",\n  ") + object : object + "\n")
-        }
-    }
-
-    /// Each value cell of `row`, in column order (nil: empty).
-    private func eachCell(of row: AggregateRow, _ body: (Double?) -> Void) {
-        if let statistics {
-            for s in statistics { body(row.values[s]) }
-        } else {
-            for v in categoryValues { body((row.seconds[v] ?? 0) / 60) }
-        }
-    }
-
-    /// A CSV line written as bytes in place: no strings per row (five years of hours are 43,800 rows).
-    private mutating func writeCSV(_ row: AggregateRow) {
-        out.write { bytes in
-            stamps.append(row.start, to: &bytes.bytes)
-            bytes.bytes.append(UInt8(ascii: ","))
-            stamps.append(row.end, to: &bytes.bytes)
-            eachCell(of: row) { value in
-                bytes.bytes.append(UInt8(ascii: ","))
-                if let value { writeExact(value, to: &bytes) }
-            }
-            bytes.bytes.append(UInt8(ascii: "\n"))
+            out.write((rows == 0 ? "\n  " : ",\n  ") + object)
         }
     }
 
@@ -147,6 +132,68 @@ struct AggregatePrinter {
         if format == .table { table?.finish(to: out) }
         if format == .json { out.write(rows == 0 ? "]\n" : "\n]\n") }
         out.flush()
+    }
+}
+
+/// CSV or NDJSON lines of aggregate rows, written as bytes in place (no strings per row: five
+/// years of hours are 43,800 rows). A long aggregate formats each piece's rows with its own copy.
+struct AggregateLines: AggregateRowFormatter {
+    /// The statistics of the value columns, or nil when the columns are minutes per category value.
+    let statistics: [Statistic]?
+    let categoryValues: [Int64]
+    /// Each column's JSON key and colon (NDJSON).
+    let keys: [[UInt8]]
+    let ndjson: Bool
+    var stamps: LocalTimestampWriter
+
+    init(result r: AggregateResult, keys: [String], ndjson: Bool, zone: TimeZoneRules) {
+        statistics = r.kind == .category && r.statistics.isEmpty ? nil : r.statistics
+        categoryValues = r.categoryValues
+        self.keys = keys.map { Array(($0 + ":").utf8) }
+        self.ndjson = ndjson
+        stamps = LocalTimestampWriter(zone)
+    }
+
+    /// Each value cell of `row` in `result`'s columns, in order (nil: empty).
+    static func eachCell(of row: AggregateRow, in result: AggregateResult, _ body: (Double?) -> Void) {
+        if result.kind == .category && result.statistics.isEmpty {
+            for v in result.categoryValues { body((row.seconds[v] ?? 0) / 60) }
+        } else {
+            for s in result.statistics { body(row.values[s]) }
+        }
+    }
+
+    mutating func append(_ row: AggregateRow, to bytes: inout [UInt8]) {
+        var out = OutputBytes()
+        swap(&out.bytes, &bytes)
+        defer { swap(&out.bytes, &bytes) }
+        func ascii(_ text: StaticString) {
+            out.bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+        ascii(ndjson ? "{\"start\":\"" : "")
+        stamps.append(row.start, to: &out.bytes)
+        ascii(ndjson ? "\",\"end\":\"" : ",")
+        stamps.append(row.end, to: &out.bytes)
+        if ndjson { ascii("\"") }
+        var column = 0
+        func cell(_ value: Double?) {
+            defer { column += 1 }
+            if ndjson {
+                guard let value else { return }
+                ascii(",")
+                out.bytes.append(contentsOf: keys[column])
+                writeExact(value, to: &out)
+            } else {
+                ascii(",")
+                if let value { writeExact(value, to: &out) }
+            }
+        }
+        if let statistics {
+            for s in statistics { cell(row.values[s]) }
+        } else {
+            for v in categoryValues { cell((row.seconds[v] ?? 0) / 60) }
+        }
+        ascii(ndjson ? "}\n" : "\n")
     }
 }
 

@@ -92,9 +92,17 @@ struct Query: ParsableCommand {
         let f = try AggregateFormat.parse(format)
         let clock = ContinuousClock.now
         var printer = AggregatePrinter(catalog: store.catalog, zone: zone, format: f)
-        let result = try store.aggregate(
-            identifier, from: r.from, to: r.to, options: options,
-            header: { printer.header($0) }, row: { printer.row($0) })
+        let result =
+            printer.writesLines
+            ? try store.aggregate(
+                identifier, from: r.from, to: r.to, options: options,
+                header: {
+                    printer.header($0)
+                    return printer.lines!
+                }, write: { printer.out.write(bytes: $0) })
+            : try store.aggregate(
+                identifier, from: r.from, to: r.to, options: options,
+                header: { printer.header($0) }, row: { printer.row($0) })
         printer.finish()
         let elapsed = milliseconds(since: clock)
         if timings {

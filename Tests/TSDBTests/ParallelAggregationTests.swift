@@ -115,6 +115,36 @@ import Testing
         }
     }
 
+    /// Rows as text, for the bytes form of an aggregate.
+    struct RowText: AggregateRowFormatter {
+        mutating func append(_ row: AggregateRow, to bytes: inout [UInt8]) {
+            bytes += Array("\(row.start),\(row.values[.count] ?? -1),\(row.values[.max] ?? -1)\n".utf8)
+        }
+    }
+
+    @Test(arguments: ["day", "hour", "15m"])
+    func bytesFormattedInPiecesComeOutInTheRowsOrder(bucket: String) throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        let o = try options("Asia/Kathmandu", bucket, [.count, .max])
+        let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
+        let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+        #expect(store.parallelPieces(plan, options: o, walker: walker) != nil)
+        var expected: [UInt8] = []
+        var text = RowText()
+        for row in try store.aggregate(Self.type, options: o).rows { text.append(row, to: &expected) }
+        var written: [UInt8] = []
+        var headers = 0
+        _ = try store.aggregate(
+            Self.type, options: o,
+            header: { _ in
+                headers += 1
+                return RowText()
+            }, write: { written += $0 })
+        #expect(headers == 1)
+        #expect(written == expected)
+    }
+
     // MARK: - Slots merged as integers
 
     /// A stored slot computed straight from its mantissas.

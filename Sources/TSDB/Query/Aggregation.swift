@@ -112,6 +112,12 @@ extension Statistic {
     }
 }
 
+/// Turns aggregate rows into output bytes (CSV, NDJSON) for
+/// ``Store/aggregate(_:from:to:options:header:write:)``.
+public protocol AggregateRowFormatter: Sendable {
+    mutating func append(_ row: AggregateRow, to bytes: inout [UInt8])
+}
+
 /// One bucket of an aggregate.
 public struct AggregateRow: Sendable, Equatable {
     /// Bucket bounds, µs since the epoch (UTC).
@@ -205,6 +211,49 @@ extension Store {
         _ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions,
         header: (AggregateResult) -> Void, row: (AggregateRow) -> Void
     ) throws(TSDBError) -> AggregateResult {
+        try aggregate(
+            type, from: from, to: to, options: options, header: header, row: row, formatter: { nil }, held: { _ in })
+    }
+
+    /// Aggregates like ``aggregate(_:from:to:options:header:row:)``, handing out the rows as bytes
+    /// in order: `header` returns the formatter that makes them, and the rows of a long aggregate
+    /// are formatted on the thread that computed them (each with its own copy). `write` gets the
+    /// bytes in chunks; memory stays bounded whatever the number of rows.
+    public func aggregate(
+        _ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions,
+        header: (AggregateResult) -> any AggregateRowFormatter, write: ([UInt8]) -> Void
+    ) throws(TSDBError) -> AggregateResult {
+        var formatter: (any AggregateRowFormatter)?
+        var pending: [UInt8] = []
+        pending.reserveCapacity(1 << 16)
+        func flush() {
+            guard !pending.isEmpty else { return }
+            write(pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        let result = try aggregate(
+            type, from: from, to: to, options: options, header: { formatter = header($0) },
+            row: { row in
+                formatter!.append(row, to: &pending)
+                if pending.count >= 1 << 16 { flush() }
+            },
+            formatter: { formatter },
+            held: { bytes in
+                flush()
+                write(bytes)
+            })
+        flush()
+        return result
+    }
+
+    /// The aggregate behind both public forms: `formatter` (asked once the header is out) is
+    /// what a second thread formats its rows with, nil to hold them as rows; `held` takes the
+    /// bytes it made, in order.
+    func aggregate(
+        _ type: String, from: Int64?, to: Int64?, options: AggregateOptions,
+        header: (AggregateResult) -> Void, row: (AggregateRow) -> Void,
+        formatter: () -> (any AggregateRowFormatter)?, held: ([UInt8]) -> Void
+    ) throws(TSDBError) -> AggregateResult {
         let plan = aggregatePlan(type, from: from, to: to, options: options)
         var result = AggregateResult(
             type: type, kind: plan.kind, statistics: plan.statistics, categoryValues: [], rows: [])
@@ -231,7 +280,9 @@ extension Store {
         let walker = BucketWalker(
             spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
         if credits == nil, plan.pointStatistics, let pieces = parallelPieces(plan, options: options, walker: walker) {
-            try scanInPieces(plan, pieces, options: options, walker: walker, result: &result, row: row)
+            try scanInPieces(
+                plan, pieces, options: options, walker: walker, result: &result, row: row,
+                formatter: formatter(), held: held)
             return result
         }
         var sweep = AggregateSweep(plan: plan, walker: walker, fill: options.fill, credits: credits)

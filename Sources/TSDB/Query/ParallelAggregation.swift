@@ -24,13 +24,20 @@ struct AggregatePieces: Sendable {
     let cuts: [Int64]
     var count: Int { cuts.count - 1 }
 
+    /// What a piece taken from the back holds until the front reaches it.
+    enum Held {
+        case rows([AggregateRow])
+        /// The rows formatted by the caller's ``AggregateRowFormatter``.
+        case bytes([UInt8])
+    }
+
     /// What the two threads share: the next piece from each end, and the back's rows.
     struct Progress {
         var front = 0
         var back: Int
         /// Pieces taken from the back and not finished yet.
         var running = 0
-        var rows: [Int: [AggregateRow]] = [:]
+        var held: [Int: Held] = [:]
         var counts = (decoded: 0, summaries: 0, slots: 0)
         var failure: TSDBError?
     }
@@ -69,10 +76,12 @@ extension Store {
     }
 
     /// Scans `pieces` from the front here, handing out rows in order, and from the back on
-    /// another thread.
+    /// another thread. The back's pieces hold their rows formatted with `formatter` (a copy per
+    /// piece) and handed to `held` in order, or as rows for `row` when there is no formatter.
     func scanInPieces(
         _ plan: AggregatePlan, _ pieces: AggregatePieces, options: AggregateOptions, walker: BucketWalker,
-        result: inout AggregateResult, row: (AggregateRow) -> Void
+        result: inout AggregateResult, row: (AggregateRow) -> Void, formatter: (any AggregateRowFormatter)?,
+        held: ([UInt8]) -> Void
     ) throws(TSDBError) {
         let progress = Locked(AggregatePieces.Progress(back: pieces.count))
         let finished = DispatchSemaphore(value: 0)
@@ -86,12 +95,21 @@ extension Store {
             }) {
                 var part = template
                 var rows: [AggregateRow] = []
+                var bytes: [UInt8] = []
+                var format = formatter
                 let outcome = Result { () throws(TSDBError) in
-                    try self.scanPiece(plan, pieces, i, options, walker, &part) { rows.append($0) }
+                    try self.scanPiece(plan, pieces, i, options, walker, &part) { row in
+                        if format == nil {
+                            rows.append(row)
+                        } else {
+                            format!.append(row, to: &bytes)
+                        }
+                    }
                 }
+                let kept: AggregatePieces.Held = formatter == nil ? .rows(rows) : .bytes(bytes)
                 progress.withLock { p in
                     p.running -= 1
-                    p.rows[i] = rows
+                    p.held[i] = kept
                     p.counts.decoded += part.blocksDecoded
                     p.counts.summaries += part.blocksFromSummaries
                     p.counts.slots += part.blocksFromSlots
@@ -115,12 +133,15 @@ extension Store {
         // The back's pieces: wait only while the other thread is still on one.
         while progress.withLock({ $0.running > 0 }) { finished.wait() }
         let done = progress.withLock { p in
-            defer { p.rows = [:] }
-            return (p.failure, p.rows, p.counts)
+            defer { p.held = [:] }
+            return (p.failure, p.held, p.counts)
         }
         if let failure = done.0 { throw failure }
         for i in done.1.keys.sorted() {
-            for r in done.1[i]! { row(r) }
+            switch done.1[i]! {
+            case .rows(let rows): for r in rows { row(r) }
+            case .bytes(let bytes): held(bytes)
+            }
         }
         result.blocksDecoded += done.2.decoded
         result.blocksFromSummaries += done.2.summaries

@@ -388,15 +388,16 @@ package func appendLocalTimestamp(_ micros: Int64, _ zone: TimeZoneRules, to out
     ISO8601.append(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false), to: &out)
 }
 
-/// Writes ``localTimestamp(_:_:)``'s texts one after another, keeping the text of the last local
-/// date and UTC offset: a long aggregate's rows share them (24 hourly rows a day), so most
-/// timestamps cost a lookup of the offset and their time of day.
-package struct LocalTimestampWriter {
+/// Writes ``localTimestamp(_:_:)``'s texts one after another into a 25-byte template
+/// (`YYYY-MM-DDThh:mm:ss±hh:mm`) whose date and offset are rewritten only when they change: a
+/// long aggregate's rows share them (24 hourly rows a day), so most timestamps cost a lookup of
+/// the offset and their time of day, and no reference counting.
+package struct LocalTimestampWriter: Sendable {
     let zone: TimeZoneRules
     private var day = Int64.min
     private var offset = Int32.min
-    private var dateText: [UInt8] = []
-    private var offsetText: [UInt8] = []
+    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    static let length = 25
 
     package init(_ zone: TimeZoneRules) { self.zone = zone }
 
@@ -405,26 +406,24 @@ package struct LocalTimestampWriter {
         let offset = zone.offset(atMicros: micros) / 60 * 60
         let local = ISO8601.floorDivide(micros, 1_000_000).0 + Int64(offset)
         let (day, second) = ISO8601.floorDivide(local, 86_400)
-        if offset != self.offset {
-            self.offset = offset
-            offsetText.removeAll(keepingCapacity: true)
-            ISO8601.append(0, TimeForm(offsetMinutes: Int16(offset / 60)), to: &offsetText)
-            offsetText.removeFirst(19)  // keeps "±hh:mm"
+        if offset != self.offset || day != self.day {
+            (self.offset, self.day) = (offset, day)
+            var full: [UInt8] = []
+            // The instant of the day's local midnight, written with the offset.
+            let midnight = (day * 86_400 - Int64(offset)) * 1_000_000
+            ISO8601.append(midnight, TimeForm(offsetMinutes: Int16(offset / 60)), to: &full)
+            withUnsafeMutableBytes(of: &text) { $0.copyBytes(from: full) }
         }
-        if day != self.day {
-            self.day = day
-            dateText.removeAll(keepingCapacity: true)
-            ISO8601.append(day * 86_400_000_000, .zulu, to: &dateText)
-            dateText.removeLast(10)  // keeps "YYYY-MM-DD"
+        withUnsafeMutableBytes(of: &text) { t in
+            func two(_ v: Int64, at i: Int) {
+                t[i] = UInt8(48 + v / 10)
+                t[i + 1] = UInt8(48 + v % 10)
+            }
+            two(second / 3600, at: 11)
+            two(second / 60 % 60, at: 14)
+            two(second % 60, at: 17)
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: t[0..<Self.length]))
         }
-        out.append(contentsOf: dateText)
-        let (h, m, s) = (UInt8(second / 3600), UInt8(second / 60 % 60), UInt8(second % 60))
-        let clock = (
-            UInt8(ascii: "T"), 48 + h / 10, 48 + h % 10, UInt8(ascii: ":"), 48 + m / 10, 48 + m % 10,
-            UInt8(ascii: ":"), 48 + s / 10, 48 + s % 10
-        )
-        withUnsafeBytes(of: clock) { out.append(contentsOf: $0) }
-        out.append(contentsOf: offsetText)
     }
 }
 
