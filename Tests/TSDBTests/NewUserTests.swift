@@ -137,6 +137,22 @@ import Testing
         #expect(json.status == 0)
     }
 
+    /// `tsdb query` is parsed by its command alone when it can be; whatever that parse refuses
+    /// (unknown options, a missing type, help) must read exactly as from the whole command tree.
+    @Test func queryParsedAloneStillExplainsItsMistakesAsTheCommandTreeDoes() throws {
+        let store = try generatedStore("quick-query", days: 2)
+        defer { store.cleanup() }
+        let bogus = try tsdbShell(["query", "HeartRate", "--bogus", "--store", store.path])
+        #expect(bogus.status == 64 && bogus.stderr.hasPrefix("Error: Unknown option '--bogus'\nUsage: tsdb query"))
+        let missing = try tsdbShell(["query", "--store", store.path])
+        #expect(missing.status == 64 && missing.stderr.hasPrefix("Error: Missing expected argument '<type>'"))
+        let help = try tsdbShell(["query", "--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("OVERVIEW: Samples of one type"))
+        #expect(help.stdout.contains("USAGE: tsdb query"))
+        let good = try tsdbShell(["query", "HeartRate", "--bucket", "day", "--format", "csv", "--store", store.path])
+        #expect(good.status == 0 && good.stdout.hasPrefix("start,end,count,min,max,mean\n"))
+    }
+
     @Test func optionsThatWouldDoNothingAreUsageErrors() throws {
         let store = try generatedStore("options", days: 2)
         defer { store.cleanup() }
