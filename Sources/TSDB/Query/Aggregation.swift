@@ -195,9 +195,11 @@ extension Store {
         return result
     }
 
-    /// Aggregates `type` over `[from, to)` (nil: the data's span), handing each bucket's row to
-    /// `row` as soon as it is complete, so memory does not grow with the number of rows.
-    /// `header` is called first with what the rows will hold.
+    /// Aggregates `type` over `[from, to)` (nil: the data's span), handing the buckets' rows to
+    /// `row` in order, on the calling thread. `header` is called first with what the rows will
+    /// hold. Rows go out as their buckets complete, so memory does not grow with the number of
+    /// rows; a long range is scanned on two cores (`ParallelAggregation.swift`), and the rows of
+    /// its later part, 100,000 at most, come together once the earlier part's are out.
     ///
     /// `count` counts samples; the other per-sample statistics (min, max, mean, first, last,
     /// stddev, percentiles) take the numeric values of the samples whose start lies in a bucket.
