@@ -58,6 +58,36 @@ final class ExportCompactionTests: XCTestCase {
         XCTAssertNotNil(reference["HKWorkoutRouteTypeIdentifier"])
     }
 
+    /// A kept export whose bytes are the same but whose mtime moved (a `touch`, a restore from a
+    /// backup) is recognised by its hash: the next compaction rewrites no segment, records the
+    /// new mtime, and the one after is up to date.
+    func testATouchedExportIsRecognisedByItsHash() throws {
+        let folder = TemporaryFolder("export-touched")
+        defer { folder.cleanup() }
+        var o = HealthDataGenerator.Options()
+        o.days = 20
+        try AppleExportGenerator(options: o).write(to: folder.path + "/export.zip")
+        let store = folder.path + "/store"
+        XCTAssertEqual(try tsdbShell(["import", folder.path + "/export.zip", "--store", store]).status, 0)
+        let layout = StoreLayout(appleHealthDirectory: store)
+        func segmentFiles() -> Set<String> {
+            Set(FileManager.default.enumerator(atPath: layout.segmentsDirectory)!.compactMap { $0 as? String })
+        }
+        let before = segmentFiles()
+        let kept = try FileManager.default.contentsOfDirectory(atPath: store + "/exports").map {
+            store + "/exports/" + $0
+        }
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: kept[0])
+        var options = CompactionOptions()
+        options.exportReader = ExportImport.exportReader
+        let touched = try Compactor(layout: layout, options: options).run()
+        XCTAssertEqual(touched.exportsRead, 0)
+        XCTAssertEqual(touched.filesTouched, 1)
+        XCTAssertEqual(segmentFiles().subtracting(before), [], "segments written again")
+        XCTAssertTrue(try Compactor(layout: layout, options: options).run().upToDate)
+    }
+
     func testAKeptExportDamagedLaterStopsTheCompactionAndTheStoreStillAnswers() throws {
         let folder = TemporaryFolder("export-damaged-later")
         defer { folder.cleanup() }

@@ -117,7 +117,8 @@ public final class Compactor {
         let files = listing.files
         report.skipped = listing.skipped
         report.ignored = listing.ignored
-        let plan = previous.map { IncrementalPlan(files: files, previous: $0) }
+        var plan = previous.map { IncrementalPlan(files: files, previous: $0) }
+        try plan?.recogniseTouchedExports()
         var manifest: Manifest
         do throws(TSDBError) {
             // A new export touches nearly every month: it is streamed through a full rebuild.

@@ -9,6 +9,8 @@ extension Compactor {
         var candidates: [RawFile] = []
         var unchanged: [RawFile] = []
         var deleted: [Manifest.RawFileEntry] = []
+        /// Exports with the manifest's bytes under a new mtime (also in `unchanged`).
+        var touchedExports: [RawFile] = []
         var previousEntry: [String: Manifest.RawFileEntry] = [:]
 
         init(files: [RawFile], previous: Manifest) {
@@ -24,6 +26,24 @@ extension Compactor {
             }
             deleted = previous.rawFiles.filter { !present.contains($0.path) }
         }
+
+        /// Hashes the exports whose size matches the manifest but whose mtime does not: the same
+        /// bytes (a `touch`, a restore from a backup) are unchanged, and must not force the full
+        /// rebuild a new export needs.
+        mutating func recogniseTouchedExports() throws(TSDBError) {
+            var changed: [RawFile] = []
+            for f in candidates {
+                guard f.isExport, let old = previousEntry[f.relativePath], old.size == f.size,
+                    try MappedFile(path: f.absolutePath).withBytes({ ContentHash.hash($0) }) == old.contentHash
+                else {
+                    changed.append(f)
+                    continue
+                }
+                touchedExports.append(f)
+                unchanged.append(f)
+            }
+            candidates = changed
+        }
     }
 
     /// Applies a small change to the previous state. Returns nil when nothing needs publishing.
@@ -34,7 +54,9 @@ extension Compactor {
         var entries: [String: Manifest.RawFileEntry] = [:]
         for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
         var rebuild = damaged
-        var touchedOnly = false
+        var touchedOnly = !plan.touchedExports.isEmpty
+        for f in plan.touchedExports { entries[f.relativePath]!.mtimeNanoseconds = f.mtimeNanoseconds }
+        report.filesTouched += plan.touchedExports.count
         for e in plan.deleted { rebuild.formUnion(e.months) }
         report.filesDeleted = plan.deleted.count
 
@@ -71,8 +93,8 @@ extension Compactor {
         let fromExport = append.intersection(exportMonths)
         rebuild.formUnion(fromExport)
         append.subtract(fromExport)
-        report.filesUnchanged = plan.unchanged.count
-        report.exportsUnchanged = plan.unchanged.count { $0.isExport }
+        report.filesUnchanged = plan.unchanged.count - plan.touchedExports.count
+        report.exportsUnchanged = plan.unchanged.count { $0.isExport } - plan.touchedExports.count
         guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
             if !touchedOnly { return nil }
             var m = previous
