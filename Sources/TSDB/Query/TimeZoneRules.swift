@@ -376,16 +376,8 @@ extension Array where Element == Int64 {
 
 /// An instant as ISO 8601 in `zone`, whole seconds, with that zone's offset.
 public func localTimestamp(_ micros: Int64, _ zone: TimeZoneRules) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity(25)
-    appendLocalTimestamp(micros, zone, to: &out)
-    return String(decoding: out, as: UTF8.self)
-}
-
-/// Appends ``localTimestamp(_:_:)``'s text to `out` (no String per timestamp, for long outputs).
-package func appendLocalTimestamp(_ micros: Int64, _ zone: TimeZoneRules, to out: inout [UInt8]) {
     let offset = Int16(zone.offset(atMicros: micros) / 60)
-    ISO8601.append(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false), to: &out)
+    return ISO8601.format(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false))
 }
 
 /// Writes ``localTimestamp(_:_:)``'s texts one after another into a 25-byte template
