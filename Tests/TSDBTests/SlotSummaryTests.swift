@@ -10,12 +10,12 @@ import Testing
     static let type = "HKQuantityTypeIdentifierHeartRate"
     static let march2025: Int64 = 1_740_787_200_000_000
 
-    /// A heart-rate-like series from `start`: steps of 1 s to `maxStep` seconds with a gap of up to
-    /// two hours now and then, values with 0–3 fraction digits in `mantissas`, every 11th sample
-    /// without a value.
+    /// A heart-rate-like series from `start`: steps of 1 s to `maxStep` seconds (by default ~60
+    /// samples a quarter hour, dense enough for slot summaries) with a gap of up to two hours now
+    /// and then, values with 0–3 fraction digits in `mantissas`, every 11th sample without a value.
     static func series(
         _ n: Int, seed: UInt64, start: Int64 = march2025, mantissas: ClosedRange<Int64> = 300...2000,
-        maxStep: Int64 = 120
+        maxStep: Int64 = 30
     ) -> [Sample] {
         var rng = SplitMix64(seed: seed)
         var t = start
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func sparseBlocksGetNoSlots() throws {
-        // A sample every 5–20 minutes: one or two per slot, below the 4 a block must average.
+        // A sample every 5–20 minutes: one or two per slot, below the 12 a block must average.
         let sparse = Self.series(300, seed: 13, maxStep: 1200).map {
             var s = $0
             let t = $0.start.microseconds / 300_000_000 * 300_000_000
@@ -113,6 +113,12 @@ import Testing
         }
         let ranges = try withReader(sparse, blockSamples: 100) { try $0.slotTable().ranges }
         #expect(ranges.allSatisfy { $0.isEmpty })
+        // About ten a quarter hour (a watch at rest): slots would cost over half the samples' bytes.
+        let resting = Self.series(600, seed: 14, maxStep: 180)
+        #expect(try withReader(resting, blockSamples: 300) { try $0.slotTable().ranges }.allSatisfy { $0.isEmpty })
+        // Sixty a quarter hour (a heavy wearer): every block has them.
+        let dense = Self.series(600, seed: 14)
+        #expect(try withReader(dense, blockSamples: 300) { try $0.slotTable().ranges }.allSatisfy { !$0.isEmpty })
     }
 
     @Test func aNumberKeptAsTextLeavesOnlyItsBlockWithoutSlots() throws {
@@ -126,10 +132,10 @@ import Testing
     }
 
     @Test func mantissasBeyondTwoToThe53LeaveTheBlockWithoutSlots() throws {
-        let big = Self.series(50, seed: 8, mantissas: (1 << 53)...(1 << 53) + 9)
-        let small = Self.series(50, seed: 8)
-        let bigRanges = try withReader(big, blockSamples: 64) { try $0.slotTable().ranges }
-        let smallRanges = try withReader(small, blockSamples: 64) { try $0.slotTable().ranges }
+        let big = Self.series(200, seed: 8, mantissas: (1 << 53)...(1 << 53) + 9)
+        let small = Self.series(200, seed: 8)
+        let bigRanges = try withReader(big, blockSamples: 256) { try $0.slotTable().ranges }
+        let smallRanges = try withReader(small, blockSamples: 256) { try $0.slotTable().ranges }
         #expect(bigRanges == [0..<0])
         #expect(!smallRanges[0].isEmpty)
     }
@@ -153,13 +159,13 @@ import Testing
     /// A region whose CRC is right but whose counts disagree with the block index (a writer bug,
     /// or damage written with a fresh CRC) is corruption, not a wrong answer.
     @Test func slotsThatDisagreeWithTheBlockIndexAreCorruption() throws {
-        let tenSeconds = Self.series(10, seed: 10).enumerated().map { i, sample in
+        let twentySeconds = Self.series(20, seed: 10).enumerated().map { i, sample in
             var s = sample
             (s.start.microseconds, s.end.microseconds) = (Self.march2025 + Int64(i) * 1_000_000, 0)
             s.end.microseconds = s.start.microseconds
             return s
         }
-        var bytes = encodeSegment(tenSeconds, blockSamples: 64, codec: .none)
+        var bytes = encodeSegment(twentySeconds, blockSamples: 64, codec: .none)
         let footer = bytes.count - SegmentFormat.footerSize
         let slotEnd = footer - SegmentFormat.indexEntrySize
         let slotLength = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: footer + 48, as: UInt32.self) })
@@ -207,8 +213,8 @@ import Testing
         ("Australia/Lord_Howe", "hour"), ("America/St_Johns", "week"), ("Europe/Paris", "6h"),
     ])
     func aggregatesAnsweredFromSlotsEqualABruteForceOracle(zone: String, bucket: String) throws {
-        // Six weeks across Lord Howe's and St John's DST changes (April 2025).
-        let samples = Self.series(9000, seed: 11, start: 1_742_860_800_000_000)
+        // Six weeks across Lord Howe's DST change (6 April 2025).
+        let samples = Self.series(40_000, seed: 11, start: 1_742_860_800_000_000)
         let (store, folder) = try store(samples)
         defer { folder.cleanup() }
         var options = AggregateOptions()
@@ -216,7 +222,7 @@ import Testing
         options.bucket = try BucketSpec.parse(bucket)
         options.statistics = [.count, .min, .max, .mean, .stddev, .sum]
         let lo = samples[100].start.microseconds / 3_600_000_000 * 3_600_000_000
-        let hi = samples[8900].start.microseconds / 3_600_000_000 * 3_600_000_000
+        let hi = samples[39_900].start.microseconds / 3_600_000_000 * 3_600_000_000
         let result = try store.aggregate(Self.type, from: lo, to: hi, options: options)
         #expect(result.blocksFromSlots > 0)
 

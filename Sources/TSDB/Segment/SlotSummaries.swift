@@ -157,9 +157,11 @@ enum SlotRegion {
     /// A mantissa is usable when its magnitude is at most 2^53, so it converts to a `Double` exactly.
     static let mantissaLimit: Int64 = 1 << 53
 
-    /// §6.1 Blocks averaging fewer samples per occupied slot get none: sparse types (steps, energy,
-    /// weight) would pay as much for slots as for their samples, and their blocks decode quickly.
-    static let minimumSamplesPerSlot = 4
+    /// §6.1 Blocks averaging fewer samples per occupied slot get none: a slot takes ~9 bytes, so
+    /// sparse types (steps, energy, weight) and a watch's resting heart rate (~10 a quarter hour:
+    /// slots were 40% of a realistic year's heart-rate bytes with 4 as the limit) would pay heavily
+    /// for slots, and their blocks decode quickly.
+    static let minimumSamplesPerSlot = 12
 
     /// Appends block `block`'s slot summaries: a count of 0 when its values cannot be summarised
     /// exactly as integers (a number kept as text, mantissas beyond 2^53, sums past 64 bits) or
