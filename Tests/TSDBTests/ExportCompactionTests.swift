@@ -61,24 +61,28 @@ final class ExportCompactionTests: XCTestCase {
     /// A kept export whose bytes are the same but whose mtime moved (a `touch`, a restore from a
     /// backup) is recognised by its hash: the next compaction rewrites no segment, records the
     /// new mtime, and the one after is up to date.
-    func testATouchedExportIsRecognisedByItsHash() throws {
-        let folder = TemporaryFolder("export-touched")
-        defer { folder.cleanup() }
+    /// A generated export of `days` imported with `tsdb import` into `folder/store`; returns the
+    /// store and the path of its kept copy of the export.
+    func importedExport(_ folder: TemporaryFolder, days: Int) throws -> (store: String, kept: String) {
         var o = HealthDataGenerator.Options()
-        o.days = 20
+        o.days = days
         try AppleExportGenerator(options: o).write(to: folder.path + "/export.zip")
         let store = folder.path + "/store"
         XCTAssertEqual(try tsdbShell(["import", folder.path + "/export.zip", "--store", store]).status, 0)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: store + "/exports")
+        return (store, store + "/exports/" + kept[0])
+    }
+
+    func testATouchedExportIsRecognisedByItsHash() throws {
+        let folder = TemporaryFolder("export-touched")
+        defer { folder.cleanup() }
+        let (store, kept) = try importedExport(folder, days: 20)
         let layout = StoreLayout(appleHealthDirectory: store)
         func segmentFiles() -> Set<String> {
             Set(FileManager.default.enumerator(atPath: layout.segmentsDirectory)!.compactMap { $0 as? String })
         }
         let before = segmentFiles()
-        let kept = try FileManager.default.contentsOfDirectory(atPath: store + "/exports").map {
-            store + "/exports/" + $0
-        }
-        try FileManager.default.setAttributes(
-            [.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: kept[0])
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: kept)
         var options = CompactionOptions()
         options.exportReader = ExportImport.exportReader
         let touched = try Compactor(layout: layout, options: options).run()
@@ -91,20 +95,13 @@ final class ExportCompactionTests: XCTestCase {
     func testAKeptExportDamagedLaterStopsTheCompactionAndTheStoreStillAnswers() throws {
         let folder = TemporaryFolder("export-damaged-later")
         defer { folder.cleanup() }
-        var o = HealthDataGenerator.Options()
-        o.days = 30
-        try AppleExportGenerator(options: o).write(to: folder.path + "/export.zip")
-        let store = folder.path + "/store"
-        XCTAssertEqual(try tsdbShell(["import", folder.path + "/export.zip", "--store", store]).status, 0)
+        let (store, kept) = try importedExport(folder, days: 30)
         let before = try tsdbShell(["query", "HeartRate", "--bucket", "day", "--store", store, "--format", "csv"])
         XCTAssertEqual(before.status, 0, before.stderr)
         // The disk damages the kept copy: the deflate stream's middle is overwritten.
-        let kept = try FileManager.default.contentsOfDirectory(atPath: store + "/exports").map {
-            store + "/exports/" + $0
-        }
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: kept[0])))
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: kept)))
         for k in bytes.count / 3..<bytes.count / 3 + 64 { bytes[k] ^= 0x5A }
-        try Data(bytes).write(to: URL(fileURLWithPath: kept[0]))
+        try Data(bytes).write(to: URL(fileURLWithPath: kept))
         let r = try tsdbShell(["compact", "--rebuild", store])
         XCTAssertNotEqual(r.status, 0)
         XCTAssertTrue(r.stderr.contains("export.xml"), r.stderr)
