@@ -23,12 +23,14 @@ func human(_ v: Double) -> String {
 
 /// A number for machines: shortest exact text.
 func exact(_ v: Double) -> String {
-    v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    var out = OutputBytes()
+    writeExact(v, to: &out)
+    return String(decoding: out.bytes, as: UTF8.self)
 }
 
-/// Writes ``exact(_:)``'s text to `out` without making a String.
+/// Writes ``exact(_:)``'s text to `out` without making a String: integers below 10^15 digit by
+/// digit, other values as their shortest round-tripping text.
 func writeExact(_ v: Double, to out: inout OutputBytes) {
-    // As exact(_:) decides, without a call to round().
     guard abs(v) < 1e15 && Double(Int64(v)) == v else {
         v.write(to: &out)
         return

@@ -18,33 +18,29 @@ func environment(_ name: String) -> String? {
 /// (`tsdb query … | head`) ends the command quietly with status 0.
 final class OutputBuffer {
     private var pending = OutputBytes()
-    private var buffer: [UInt8] {
-        get { pending.bytes }
-        _modify { yield &pending.bytes }
-    }
 
-    init() { buffer.reserveCapacity(1 << 16) }
+    init() { pending.bytes.reserveCapacity(1 << 16) }
 
     func write(_ s: String) {
-        buffer.append(contentsOf: s.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        pending.bytes.append(contentsOf: s.utf8)
+        if pending.bytes.count >= 1 << 16 { flush() }
     }
 
     /// Appends what `body` writes in place (no String per piece, for long outputs).
     func write(_ body: (inout OutputBytes) -> Void) {
         body(&pending)
-        if buffer.count >= 1 << 16 { flush() }
+        if pending.bytes.count >= 1 << 16 { flush() }
     }
 
     func write(bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 16 { flush() }
+        pending.bytes.append(contentsOf: bytes)
+        if pending.bytes.count >= 1 << 16 { flush() }
     }
 
     func flush() {
         // Lines output() left in the shared buffer go first, so output keeps its order.
         if self !== standardOutput { standardOutput.flush() }
-        buffer.withUnsafeBytes { p in
+        pending.bytes.withUnsafeBytes { p in
             var done = 0
             while done < p.count {
                 let n = systemWrite(1, p.baseAddress! + done, p.count - done)
@@ -53,7 +49,7 @@ final class OutputBuffer {
                 done += n
             }
         }
-        buffer.removeAll(keepingCapacity: true)
+        pending.bytes.removeAll(keepingCapacity: true)
     }
 
     deinit { flush() }

@@ -85,13 +85,7 @@ import Testing
         #expect(fromSlots.rows.map { $0.values[.max] } == result.rows.map { $0.values[.max] })
 
         let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: lo, to: hi)
-        var values: [Int64: [Double]] = [:]
-        var counts: [Int64: Int] = [:]
-        for s in samples where s.start.microseconds >= lo && s.start.microseconds < hi {
-            let b = walker.bucket(containing: s.start.microseconds).start
-            counts[b, default: 0] += 1
-            if let v = s.value.doubleValue { values[b, default: []].append(v) }
-        }
+        let (counts, values) = SlotSummaryTests.byBucket(samples, walker, lo: lo, hi: hi)
         let expected = fill ? walker.buckets(from: lo, to: hi).map(\.start) : counts.keys.sorted()
         #expect(result.rows.map(\.start) == expected)
         for row in result.rows {

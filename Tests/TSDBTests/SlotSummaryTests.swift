@@ -192,6 +192,21 @@ import Testing
 
     // MARK: - Aggregates from slots against an oracle
 
+    /// The brute-force oracle's grouping: per bucket start, the samples starting in `[lo, hi)`
+    /// and their numeric values in time order.
+    static func byBucket(_ samples: [Sample], _ walker: BucketWalker, lo: Int64, hi: Int64)
+        -> (counts: [Int64: Int], values: [Int64: [Double]])
+    {
+        var counts: [Int64: Int] = [:]
+        var values: [Int64: [Double]] = [:]
+        for s in samples where s.start.microseconds >= lo && s.start.microseconds < hi {
+            let b = walker.bucket(containing: s.start.microseconds).start
+            counts[b, default: 0] += 1
+            if let v = s.value.doubleValue { values[b, default: []].append(v) }
+        }
+        return (counts, values)
+    }
+
     /// Day files of `samples` (by UTC date), compacted into a store.
     func store(_ samples: [Sample]) throws -> (Store, TemporaryFolder) {
         let folder = TemporaryFolder("slot-store")
@@ -227,13 +242,7 @@ import Testing
         #expect(result.blocksFromSlots > 0)
 
         let walker = BucketWalker(spec: options.bucket, zone: options.zone, weekStart: 1, from: lo, to: hi)
-        var oracle: [Int64: [Double]] = [:]
-        var counts: [Int64: Int] = [:]
-        for s in samples where s.start.microseconds >= lo && s.start.microseconds < hi {
-            let b = walker.bucket(containing: s.start.microseconds).start
-            counts[b, default: 0] += 1
-            if let v = s.value.doubleValue { oracle[b, default: []].append(v) }
-        }
+        let (counts, oracle) = Self.byBucket(samples, walker, lo: lo, hi: hi)
         #expect(result.rows.map(\.start) == counts.keys.sorted())
         for row in result.rows {
             let v = oracle[row.start] ?? []
