@@ -23,33 +23,18 @@ func human(_ v: Double) -> String {
 
 /// A number for machines: shortest exact text.
 func exact(_ v: Double) -> String {
-    var out = OutputBytes()
-    writeExact(v, to: &out)
-    return String(decoding: out.bytes, as: UTF8.self)
+    var bytes: [UInt8] = []
+    RowBytes.append(to: &bytes, capacity: AggregateLines.numberLength) { writeExact(v, to: &$0) }
+    return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Writes ``exact(_:)``'s text to `out` without making a String: integers below 10^15 digit by
-/// digit, other values as their shortest round-tripping text.
-func writeExact(_ v: Double, to out: inout OutputBytes) {
-    guard abs(v) < 1e15 && Double(Int64(v)) == v else {
+/// Writes ``exact(_:)``'s text: integers below 10^15 digit by digit, other values as their
+/// shortest round-tripping text.
+func writeExact(_ v: Double, to out: inout RowBytes) {
+    if abs(v) < 1e15 && Double(Int64(v)) == v {
+        out.write(Int64(v))
+    } else {
         v.write(to: &out)
-        return
-    }
-    let n = Int64(v)
-    // Digits from the right into a stack buffer, then one append.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-        var magnitude = n.magnitude
-        var i = 20
-        repeat {
-            i -= 1
-            digits[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
-        if n < 0 {
-            i -= 1
-            digits[i] = UInt8(ascii: "-")
-        }
-        out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
     }
 }
 
@@ -61,10 +46,13 @@ struct AggregatePrinter {
     let out = OutputBuffer()
     private var result: AggregateResult?
     private var columns: [String] = []
-    /// CSV and NDJSON lines (the other formats are made from strings).
+    /// CSV, NDJSON and JSON lines (the other formats are made from strings).
     private(set) var lines: AggregateLines?
     private var table: StreamingTable?
     private var rows = 0
+    /// Whether ``write(lines:)`` has written a row (JSON's first row goes without its comma).
+    private var wroteLines = false
+    private var scratch: [UInt8] = []
 
     init(catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
         self.catalog = catalog
@@ -73,7 +61,16 @@ struct AggregatePrinter {
     }
 
     /// Whether rows can be written by ``lines`` alone (the engine then formats them on every core).
-    var writesLines: Bool { format == .csv || format == .ndjson }
+    var writesLines: Bool { lineStyle != nil }
+
+    private var lineStyle: AggregateLines.Style? {
+        switch format {
+        case .csv: .csv
+        case .ndjson: .ndjson
+        case .json: .json
+        case .table, .markdown: nil
+        }
+    }
 
     mutating func header(_ r: AggregateResult) {
         result = r
@@ -81,9 +78,9 @@ struct AggregatePrinter {
             r.kind == .category && r.statistics.isEmpty
             ? r.categoryValues.map { catalog.categoryName(r.type, $0) + " (min)" }
             : r.statistics.map(\.rawValue)
-        if writesLines {
+        if let lineStyle {
             lines = AggregateLines(
-                result: r, keys: columns.map { jsonString(machineName($0)) }, ndjson: format == .ndjson, zone: zone)
+                result: r, keys: columns.map { jsonString(machineName($0)) }, style: lineStyle, zone: zone)
         }
         let header = ["start", "end"] + columns
         switch format {
@@ -100,9 +97,24 @@ struct AggregatePrinter {
         String(column.map { $0 == " " ? "_" : $0 }.filter { $0 != "(" && $0 != ")" })
     }
 
+    /// Writes rows made by ``lines``, in order.
+    mutating func write(lines bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        if format == .json && !wroteLines {
+            bytes.withUnsafeBufferPointer { out.write(bytes: UnsafeBufferPointer(rebasing: $0.dropFirst())) }
+        } else {
+            bytes.withUnsafeBufferPointer { out.write(bytes: $0) }
+        }
+        wroteLines = true
+    }
+
     mutating func row(_ row: AggregateRow) {
         defer { rows += 1 }
-        if lines != nil { return out.write { lines!.append(row, to: &$0.bytes) } }
+        if lines != nil {
+            scratch.removeAll(keepingCapacity: true)
+            lines!.append(row, to: &scratch)
+            return write(lines: scratch)
+        }
         guard let r = result else { return }
         func cells(_ number: (Double) -> String) -> [String] {
             var out: [String] = []
@@ -117,43 +129,44 @@ struct AggregatePrinter {
         case .markdown:
             let (start, end) = bounds()
             out.write(markdownLine([start, end] + cells(human)))
-        case .csv, .ndjson:
+        case .csv, .ndjson, .json:
             break  // written by `lines`
-        case .json:
-            let (start, end) = bounds()
-            var fields = ["\"start\":\"\(start)\"", "\"end\":\"\(end)\""]
-            for (name, value) in zip(columns, cells(exact)) where !value.isEmpty {
-                fields.append(jsonString(machineName(name)) + ":" + value)
-            }
-            let object = "{" + fields.joined(separator: ",") + "}"
-            out.write((rows == 0 ? "\n  " : ",\n  ") + object)
         }
     }
 
     mutating func finish() {
         if format == .table { table?.finish(to: out) }
-        if format == .json { out.write(rows == 0 ? "]\n" : "\n]\n") }
+        if format == .json { out.write(wroteLines ? "\n]\n" : "]\n") }
         out.flush()
     }
 }
 
-/// CSV or NDJSON lines of aggregate rows, written as bytes in place (no strings per row: five
-/// years of hours are 43,800 rows). A long aggregate formats each piece's rows with its own copy.
+/// CSV, NDJSON or JSON lines of aggregate rows, each made in place and appended at once (no
+/// strings per row: five years of hours are 43,800 rows). A long aggregate formats each piece's
+/// rows with its own copy. JSON rows each start with `,` and a new line; the printer drops the
+/// first row's comma, since only it knows which row comes first.
 struct AggregateLines: AggregateRowFormatter {
+    enum Style { case csv, ndjson, json }
+    /// The longest text of a number: `-1.7976931348623157e+308`.
+    static let numberLength = 24
     /// The statistics of the value columns, or nil when the columns are minutes per category value.
     let statistics: [Statistic]?
     let categoryValues: [Int64]
-    /// Each column's JSON key and colon (NDJSON).
+    /// Each column's JSON key and colon (NDJSON, JSON).
     let keys: [[UInt8]]
-    let ndjson: Bool
+    let style: Style
+    let maximumRowLength: Int
     var stamps: LocalTimestampWriter
 
-    init(result r: AggregateResult, keys: [String], ndjson: Bool, zone: TimeZoneRules) {
+    init(result r: AggregateResult, keys: [String], style: Style, zone: TimeZoneRules) {
         statistics = r.kind == .category && r.statistics.isEmpty ? nil : r.statistics
         categoryValues = r.categoryValues
         self.keys = keys.map { Array(($0 + ":").utf8) }
-        self.ndjson = ndjson
+        self.style = style
         stamps = LocalTimestampWriter(zone)
+        // Separators, quotes and keys around two timestamps, then a separator, key and number per cell.
+        maximumRowLength =
+            32 + 2 * LocalTimestampWriter.length + self.keys.reduce(0) { $0 + $1.count + 1 + Self.numberLength }
     }
 
     /// Each value cell of `row` in `result`'s columns, in order (nil: empty).
@@ -166,28 +179,29 @@ struct AggregateLines: AggregateRowFormatter {
     }
 
     mutating func append(_ row: AggregateRow, to bytes: inout [UInt8]) {
-        var out = OutputBytes()
-        swap(&out.bytes, &bytes)
-        defer { swap(&out.bytes, &bytes) }
-        func ascii(_ text: StaticString) {
-            out.bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        RowBytes.append(to: &bytes, capacity: maximumRowLength) { out in write(row, to: &out) }
+    }
+
+    private mutating func write(_ row: AggregateRow, to out: inout RowBytes) {
+        switch style {
+        case .csv: break
+        case .ndjson: out.write("{\"start\":\"")
+        case .json: out.write(",\n  {\"start\":\"")
         }
-        ascii(ndjson ? "{\"start\":\"" : "")
-        stamps.append(row.start, to: &out.bytes)
-        ascii(ndjson ? "\",\"end\":\"" : ",")
-        stamps.append(row.end, to: &out.bytes)
-        if ndjson { ascii("\"") }
+        stamps.write(row.start, to: &out)
+        out.write(style == .csv ? "," : "\",\"end\":\"")
+        stamps.write(row.end, to: &out)
+        if style != .csv { out.byte(UInt8(ascii: "\"")) }
         var column = 0
         func cell(_ value: Double?) {
             defer { column += 1 }
-            if ndjson {
-                guard let value else { return }
-                ascii(",")
-                out.bytes.append(contentsOf: keys[column])
-                writeExact(value, to: &out)
-            } else {
-                ascii(",")
+            if style == .csv {
+                out.byte(UInt8(ascii: ","))
                 if let value { writeExact(value, to: &out) }
+            } else if let value {
+                out.byte(UInt8(ascii: ","))
+                out.write(keys[column])
+                writeExact(value, to: &out)
             }
         }
         if let statistics {
@@ -195,7 +209,11 @@ struct AggregateLines: AggregateRowFormatter {
         } else {
             for v in categoryValues { cell((row.seconds[v] ?? 0) / 60) }
         }
-        ascii(ndjson ? "}\n" : "\n")
+        switch style {
+        case .csv: out.byte(UInt8(ascii: "\n"))
+        case .ndjson: out.write("}\n")
+        case .json: out.byte(UInt8(ascii: "}"))
+        }
     }
 }
 

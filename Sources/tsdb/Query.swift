@@ -99,7 +99,7 @@ struct Query: ParsableCommand {
                 header: {
                     printer.header($0)
                     return printer.lines!
-                }, write: { printer.out.write(bytes: $0) })
+                }, write: { printer.write(lines: $0) })
             : try store.aggregate(
                 identifier, from: r.from, to: r.to, options: options,
                 header: { printer.header($0) }, row: { printer.row($0) })

@@ -17,53 +17,46 @@ func environment(_ name: String) -> String? {
 /// A failed write is an error (one line on stderr, exit status 1); a reader that went away
 /// (`tsdb query … | head`) ends the command quietly with status 0.
 final class OutputBuffer {
-    private var pending = OutputBytes()
+    private var pending: [UInt8] = []
 
-    init() { pending.bytes.reserveCapacity(1 << 16) }
+    init() { pending.reserveCapacity(1 << 16) }
 
     func write(_ s: String) {
-        pending.bytes.append(contentsOf: s.utf8)
-        if pending.bytes.count >= 1 << 16 { flush() }
+        pending.append(contentsOf: s.utf8)
+        if pending.count >= 1 << 16 { flush() }
     }
 
-    /// Appends what `body` writes in place (no String per piece, for long outputs).
-    func write(_ body: (inout OutputBytes) -> Void) {
-        body(&pending)
-        if pending.bytes.count >= 1 << 16 { flush() }
-    }
+    func write(bytes: [UInt8]) { bytes.withUnsafeBufferPointer { write(bytes: $0) } }
 
-    func write(bytes: [UInt8]) {
-        pending.bytes.append(contentsOf: bytes)
-        if pending.bytes.count >= 1 << 16 { flush() }
+    func write(bytes: UnsafeBufferPointer<UInt8>) {
+        // Long runs (rows a second thread held back) go out as they are, not copied in first.
+        if bytes.count >= 1 << 16 {
+            flush()
+            writeOut(UnsafeRawBufferPointer(bytes))
+            return
+        }
+        pending.append(contentsOf: bytes)
+        if pending.count >= 1 << 16 { flush() }
     }
 
     func flush() {
         // Lines output() left in the shared buffer go first, so output keeps its order.
         if self !== standardOutput { standardOutput.flush() }
-        pending.bytes.withUnsafeBytes { p in
-            var done = 0
-            while done < p.count {
-                let n = systemWrite(1, p.baseAddress! + done, p.count - done)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { StandardOutput.failed(errno: n < 0 ? errno : EIO) }
-                done += n
-            }
+        pending.withUnsafeBytes { writeOut($0) }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private func writeOut(_ p: UnsafeRawBufferPointer) {
+        var done = 0
+        while done < p.count {
+            let n = systemWrite(1, p.baseAddress! + done, p.count - done)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { StandardOutput.failed(errno: n < 0 ? errno : EIO) }
+            done += n
         }
-        pending.bytes.removeAll(keepingCapacity: true)
     }
 
     deinit { flush() }
-}
-
-/// Output bytes being made. As a `TextOutputStream` numbers print straight into it:
-/// `Double.write(to:)` hands its digits to `_writeASCII` from a stack buffer, where
-/// `String(v)` allocates a string for every value of more than 15 characters.
-struct OutputBytes: TextOutputStream {
-    var bytes: [UInt8] = []
-
-    mutating func write(_ string: String) { bytes.append(contentsOf: string.utf8) }
-
-    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 }
 
 /// What happens when standard output cannot be written.

@@ -230,6 +230,54 @@ import Testing
         }
     }
 
+    /// `tsdb query`'s CSV, NDJSON and JSON of a long aggregate (rows made on two threads, JSON's
+    /// first comma dropped by the printer) hold the library's rows, and an empty range is `[]`.
+    @Test(arguments: ["csv", "ndjson", "json"])
+    func theCommandLinesLongOutputsHoldTheLibrarysRows(format: String) throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        let zone = "Australia/Lord_Howe"
+        let o = try options(zone, "hour", [.count, .max, .mean])
+        let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
+        let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+        #expect(store.parallelPieces(plan, options: o, walker: walker) != nil)
+        let rows = try store.aggregate(Self.type, options: o).rows
+        let args = [
+            "query", Self.type, "--bucket", "hour", "--tz", zone, "--stats", "count,max,mean", "--store", folder.path,
+        ]
+        let run = try tsdbShell(args + ["--format", format])
+        #expect(run.status == 0, "\(run.stderr)")
+        // Each row as (start, count, max, mean) texts.
+        var printed: [[String]] = []
+        if format == "csv" {
+            let lines = run.stdout.split(separator: "\n")
+            #expect(lines.first == "start,end,count,max,mean")
+            printed = lines.dropFirst().map { line in
+                let cells = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                return [cells[0], cells[2], cells[3], cells[4]]
+            }
+        } else {
+            let objects: [Any] =
+                format == "json"
+                ? try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [Any])
+                : try run.stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) }
+            printed = objects.map { object in
+                let o = object as? [String: Any] ?? [:]
+                return [o["start"] as? String ?? "", "\(o["count"] ?? "")", "\(o["max"] ?? "")", "\(o["mean"] ?? "")"]
+            }
+        }
+        #expect(printed.count == rows.count && rows.count > 1000)
+        for (cells, row) in zip(printed, rows) {
+            #expect(cells[0] == localTimestamp(row.start, o.zone))
+            #expect(Int(cells[1]) == Int(row.values[.count]!) && Double(cells[2]) == row.values[.max])
+            #expect(Double(cells[3]) == row.values[.mean], "mean of the bucket at \(cells[0])")
+        }
+        if format == "json" {
+            let empty = try tsdbShell(args + ["--format", format, "--range", "2030-01-01..2030-01-02"])
+            #expect(empty.status == 0 && empty.stdout == "[]\n")
+        }
+    }
+
     // MARK: - Timestamps for long outputs
 
     @Test func theTimestampWriterWritesWhatLocalTimestampSays() throws {

@@ -116,6 +116,12 @@ extension Statistic {
 /// ``Store/aggregate(_:from:to:options:header:write:)``.
 public protocol AggregateRowFormatter: Sendable {
     mutating func append(_ row: AggregateRow, to bytes: inout [UInt8])
+    /// About the most bytes a row takes (to reserve room for many rows at once).
+    var maximumRowLength: Int { get }
+}
+
+extension AggregateRowFormatter {
+    public var maximumRowLength: Int { 128 }
 }
 
 /// One bucket of an aggregate.
@@ -435,7 +441,15 @@ extension Store {
     /// Whether a block's slots (non-empty) answer for it: each wholly inside one bucket, and
     /// wholly inside `[lo, hi)` or outside it (a piece of a long aggregate ends inside a block).
     private static func slotsServe(_ slots: [StoredSlot], lo: Int64, hi: Int64, buckets: inout BucketCursor) -> Bool {
-        guard !slots.isEmpty else { return false }
+        guard let first = slots.first?.start, let last = slots.last?.start else { return false }
+        // Usually known at once: no bucket or range edge inside the block's slots off the grid.
+        let end = last + SlotSummary.micros
+        func outsideOrOnGrid(_ edge: Int64) -> Bool {
+            edge <= first || edge >= end || edge % SlotSummary.micros == 0
+        }
+        if outsideOrOnGrid(lo) && outsideOrOnGrid(hi) && buckets.boundariesOnSlotGrid(from: first, to: end) {
+            return true
+        }
         var bucketEnd = Int64.min
         for slot in slots {
             let end = slot.start + SlotSummary.micros

@@ -72,6 +72,12 @@ public struct BucketWalker: Sendable {
 
     /// The bucket holding instant `t`.
     public func bucket(containing t: Int64) -> Bucket {
+        var offsets = OffsetCache(zone)
+        return bucket(containing: t, offsets: &offsets)
+    }
+
+    /// The bucket holding instant `t`, with the zone's offsets from `offsets` (scans ask in order).
+    func bucket(containing t: Int64, offsets: inout OffsetCache) -> Bucket {
         switch spec {
         case .none:
             return Bucket(start: from, end: to)
@@ -81,8 +87,8 @@ public struct BucketWalker: Sendable {
             return Bucket(start: anchor + k * width, end: anchor + (k + 1) * width)
         case .calendar(let unit):
             switch unit {
-            case .minute: return wallClockBucket(t, unit: 60)
-            case .hour: return wallClockBucket(t, unit: 3600)
+            case .minute: return wallClockBucket(t, unit: 60, &offsets)
+            case .hour: return wallClockBucket(t, unit: 3600, &offsets)
             case .day, .week, .month, .year:
                 // By edges, not by t's own date: where clocks fall back across midnight the date
                 // repeats, but a bucket stays one run of instants.
@@ -126,15 +132,34 @@ public struct BucketWalker: Sendable {
     }
 
     /// The run of instants sharing `t`'s local minute or hour and UTC offset.
-    func wallClockBucket(_ t: Int64, unit: Int64) -> Bucket {
+    func wallClockBucket(_ t: Int64, unit: Int64, _ offsets: inout OffsetCache) -> Bucket {
         let seconds = ISO8601.floorDivide(t, Self.micros).0
-        let offset = Int64(zone.offset(atUTC: seconds))
-        let local = seconds + offset
-        var start = ISO8601.floorDivide(local, unit).0 * unit - offset
-        if let change = zone.lastTransition(atOrBefore: seconds), change > start { start = change }
-        var end = ISO8601.floorDivide(start + offset, unit).0 * unit + unit - offset
-        if let change = zone.nextTransition(after: start), change < end { end = change }
+        let run = offsets.run(atUTC: seconds)
+        let offset = Int64(run.offset)
+        let start = max(ISO8601.floorDivide(seconds + offset, unit).0 * unit - offset, run.start)
+        let end = min(ISO8601.floorDivide(start + offset, unit).0 * unit + unit - offset, run.end)
         return Bucket(start: start * Self.micros, end: end * Self.micros)
+    }
+
+    /// Whether every bucket boundary in `[from, to)` (µs) lies on the 15-minute grid of slot
+    /// summaries (segment-v3.md §6.1), known without finding the buckets: fixed buckets of whole
+    /// quarter hours from a quarter-hour anchor, or calendar buckets of an hour or more while
+    /// the offset (a whole quarter hour) does not change.
+    func boundariesOnSlotGrid(from: Int64, to: Int64, offsets: inout OffsetCache) -> Bool {
+        let quarter = SlotSummary.micros / Self.micros
+        switch spec {
+        case .none:
+            return true
+        case .fixed(let seconds):
+            return seconds % quarter == 0 && anchor % SlotSummary.micros == 0
+        case .calendar(.minute):
+            return false
+        case .calendar:
+            let first = ISO8601.floorDivide(from, Self.micros).0
+            let run = offsets.run(atUTC: first)
+            return run.contains(ISO8601.floorDivide(to - 1, Self.micros).0) && Int64(run.offset) % quarter == 0
+                && (run.start == .min || run.start % quarter == 0)
+        }
     }
 }
 
@@ -145,16 +170,25 @@ struct BucketCursor {
     let walker: BucketWalker
     private var recent = Bucket(start: 0, end: 0)
     private var previous = Bucket(start: 0, end: 0)
+    private var offsets: OffsetCache
 
-    init(_ walker: BucketWalker) { self.walker = walker }
+    init(_ walker: BucketWalker) {
+        self.walker = walker
+        offsets = OffsetCache(walker.zone)
+    }
 
     /// The bucket holding instant `t`.
     mutating func bucket(containing t: Int64) -> Bucket {
         if t >= recent.start && t < recent.end { return recent }
         if t >= previous.start && t < previous.end { return previous }
         previous = recent
-        recent = walker.bucket(containing: t)
+        recent = walker.bucket(containing: t, offsets: &offsets)
         return recent
+    }
+
+    /// See ``BucketWalker/boundariesOnSlotGrid(from:to:offsets:)``.
+    mutating func boundariesOnSlotGrid(from: Int64, to: Int64) -> Bool {
+        walker.boundariesOnSlotGrid(from: from, to: to, offsets: &offsets)
     }
 
     /// The bucket after `b`.

@@ -97,6 +97,13 @@ extension Store {
                 var rows: [AggregateRow] = []
                 var bytes: [UInt8] = []
                 var format = formatter
+                if let formatter, let width = options.bucket.shortestSeconds {
+                    // Room for the piece's rows at once: growing by doubling copied and faulted in
+                    // each piece's bytes twice over.
+                    let rows = (pieces.cuts[i + 1] - pieces.cuts[i]) / (width * 1_000_000) + 1
+                    bytes.reserveCapacity(
+                        Int(min(rows, Int64(AggregatePieces.maximumHeldRows))) * formatter.maximumRowLength)
+                }
                 let outcome = Result { () throws(TSDBError) in
                     try self.scanPiece(plan, pieces, i, options, walker, &part) { row in
                         if format == nil {

@@ -380,44 +380,5 @@ public func localTimestamp(_ micros: Int64, _ zone: TimeZoneRules) -> String {
     return ISO8601.format(micros, TimeForm(offsetMinutes: offset, fractionDigits: 0, isZulu: false))
 }
 
-/// Writes ``localTimestamp(_:_:)``'s texts one after another into a 25-byte template
-/// (`YYYY-MM-DDThh:mm:ss±hh:mm`) whose date and offset are rewritten only when they change: a
-/// long aggregate's rows share them (24 hourly rows a day), so most timestamps cost a lookup of
-/// the offset and their time of day, and no reference counting.
-package struct LocalTimestampWriter: Sendable {
-    let zone: TimeZoneRules
-    private var day = Int64.min
-    private var offset = Int32.min
-    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    static let length = 25
-
-    package init(_ zone: TimeZoneRules) { self.zone = zone }
-
-    package mutating func append(_ micros: Int64, to out: inout [UInt8]) {
-        // Whole minutes, as localTimestamp(_:_:) shows them (old local mean times had seconds).
-        let offset = zone.offset(atMicros: micros) / 60 * 60
-        let local = ISO8601.floorDivide(micros, 1_000_000).0 + Int64(offset)
-        let (day, second) = ISO8601.floorDivide(local, 86_400)
-        if offset != self.offset || day != self.day {
-            (self.offset, self.day) = (offset, day)
-            var full: [UInt8] = []
-            // The instant of the day's local midnight, written with the offset.
-            let midnight = (day * 86_400 - Int64(offset)) * 1_000_000
-            ISO8601.append(midnight, TimeForm(offsetMinutes: Int16(offset / 60)), to: &full)
-            withUnsafeMutableBytes(of: &text) { $0.copyBytes(from: full) }
-        }
-        withUnsafeMutableBytes(of: &text) { t in
-            func two(_ v: Int64, at i: Int) {
-                t[i] = UInt8(48 + v / 10)
-                t[i + 1] = UInt8(48 + v % 10)
-            }
-            two(second / 3600, at: 11)
-            two(second / 60 % 60, at: 14)
-            two(second % 60, at: 17)
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: t[0..<Self.length]))
-        }
-    }
-}
-
 /// The local date (`YYYY-MM-DD`) of an instant in `zone`.
 func localDate(_ micros: Int64, _ zone: TimeZoneRules) -> Substring { localTimestamp(micros, zone).prefix(10) }

@@ -1,0 +1,73 @@
+/// One output row made in a fixed buffer on the stack and appended to its byte array at once.
+/// Long outputs make tens of thousands of rows (five years of hours), and appending each cell
+/// and separator on its own costs a uniqueness and capacity check, and often a call, per piece.
+///
+/// A row only exists inside ``append(to:capacity:_:)``, which owns its memory; writing past
+/// `capacity` stops the program (a formatter that underestimated its rows is a bug).
+package struct RowBytes: TextOutputStream {
+    private let base: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    package private(set) var count = 0
+
+    private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// Calls `body` with an empty row of at most `capacity` bytes, then appends what it wrote to `bytes`.
+    package static func append(to bytes: inout [UInt8], capacity: Int, _ body: (inout RowBytes) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var row = RowBytes(base: buffer.baseAddress!, capacity: capacity)
+            body(&row)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: row.count))
+        }
+    }
+
+    /// Room for `n` more bytes, counted as written.
+    @inline(__always)
+    private mutating func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(n >= 0 && n <= capacity - count, "a row of more than \(capacity) bytes")
+        defer { count += n }
+        return base + count
+    }
+
+    package mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let from = bytes.baseAddress else { return }
+        claim(bytes.count).update(from: from.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+    }
+
+    package mutating func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
+
+    package mutating func write(_ text: StaticString) {
+        write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    package mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `Double.write(to:)` hands its digits here from a stack buffer.
+    package mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { write(UnsafeRawBufferPointer(buffer)) }
+
+    package mutating func byte(_ b: UInt8) { claim(1).pointee = b }
+
+    /// `n` in decimal.
+    package mutating func write(_ n: Int64) {
+        var magnitude = n.magnitude
+        var digits = 1
+        var bound: UInt64 = 10
+        while digits < 20 && magnitude >= bound {
+            digits += 1
+            bound = bound &* 10
+        }
+        let p = claim(digits + (n < 0 ? 1 : 0))
+        var i = digits + (n < 0 ? 1 : 0)
+        repeat {
+            i -= 1
+            p[i] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        if n < 0 { p[0] = UInt8(ascii: "-") }
+    }
+}

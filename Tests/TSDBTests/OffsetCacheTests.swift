@@ -1,0 +1,97 @@
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+
+/// Offsets remembered per run between clock changes, and what buckets and slot summaries use
+/// them for: each checked against the zone's own lookups.
+@Suite struct OffsetCacheTests {
+    static let zones = [
+        "UTC", "Europe/Paris", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham",
+        "America/Sao_Paulo", "Africa/Casablanca", "Europe/Dublin", "Antarctica/Troll",
+    ]
+
+    /// Instants from 1890 (local mean times) to 2060 (past every table, on the footer's rule):
+    /// random ones, then quarter hours in order across a year.
+    static func instants(seed: UInt64) -> [Int64] {
+        var rng = SplitMix64(seed: seed)
+        var out = (0..<400).map { _ in Int64.random(in: -2_524_521_600...2_871_763_200, using: &rng) }
+        out += (0..<35_136).map { 1_704_067_200 + Int64($0) * 900 }
+        return out
+    }
+
+    @Test func everyKnownZonesCachedOffsetsEqualItsLookups() throws {
+        let names = TimeZoneRules.knownZoneNames()
+        #expect(names.count > 300)
+        let instants = Self.instants(seed: 11).enumerated().filter { $0.offset % 7 == 0 }.map(\.element)
+        for name in names {
+            let zone = try TimeZoneRules.named(name)
+            var cache = OffsetCache(zone)
+            for t in instants {
+                let offset = zone.offset(atUTC: t)
+                #expect(cache.offset(atMicros: t * 1_000_000) == offset, "\(name) at \(t)")
+                let run = zone.offsetRun(atUTC: t)
+                #expect(run.contains(t) && run.offset == offset)
+                if run.start != .min {
+                    #expect(zone.offset(atUTC: run.start) == offset, "\(name) run from \(run.start)")
+                }
+                if run.end != .max { #expect(zone.offset(atUTC: run.end - 1) == offset, "\(name) run to \(run.end)") }
+            }
+        }
+    }
+
+    @Test(arguments: zones)
+    func cachedHoursAndMinutesEqualFreshOnes(name: String) throws {
+        let zone = try TimeZoneRules.named(name)
+        for unit in [BucketSpec.CalendarUnit.hour, .minute] {
+            let walker = BucketWalker(spec: .calendar(unit), zone: zone, from: 0, to: 1)
+            var cursor = BucketCursor(walker)
+            for t in Self.instants(seed: 12) {
+                let micros = t * 1_000_000 + 123
+                let expected = Self.wallClockBucket(micros, unit: unit == .hour ? 3600 : 60, zone)
+                #expect(cursor.bucket(containing: micros) == expected, "\(name) \(unit) at \(t)")
+                #expect(expected.start <= micros && micros < expected.end)
+            }
+        }
+    }
+
+    /// The run of instants sharing `t`'s local minute or hour and offset, by the zone's lookups.
+    static func wallClockBucket(_ t: Int64, unit: Int64, _ zone: TimeZoneRules) -> Bucket {
+        let seconds = ISO8601.floorDivide(t, 1_000_000).0
+        let offset = Int64(zone.offset(atUTC: seconds))
+        var start = ISO8601.floorDivide(seconds + offset, unit).0 * unit - offset
+        if let change = zone.lastTransition(atOrBefore: seconds), change > start { start = change }
+        var end = ISO8601.floorDivide(start + offset, unit).0 * unit + unit - offset
+        if let change = zone.nextTransition(after: start), change < end { end = change }
+        return Bucket(start: start * 1_000_000, end: end * 1_000_000)
+    }
+
+    /// Where the walker says every boundary is on the 15-minute grid without finding the
+    /// buckets, finding them agrees; and it says so for the usual questions.
+    @Test(arguments: zones)
+    func boundariesSaidOnTheGridAreOnIt(name: String) throws {
+        let zone = try TimeZoneRules.named(name)
+        var rng = SplitMix64(seed: 13)
+        let specs: [BucketSpec] = [
+            .calendar(.hour), .calendar(.day), .calendar(.week), .calendar(.month), .calendar(.year),
+            .calendar(.minute), .fixed(seconds: 900), .fixed(seconds: 3600), .fixed(seconds: 600), .none,
+        ]
+        var saidYes = 0
+        for spec in specs {
+            for _ in 0..<300 {
+                let from = Int64.random(in: 0...96 * 365 * 60, using: &rng) * 900_000_000 - 3_600_000_000 * 24 * 365
+                let to = from + Int64.random(in: 1...96, using: &rng) * 900_000_000
+                let walker = BucketWalker(spec: spec, zone: zone, from: from - 86_400_000_000, to: to)
+                var cursor = BucketCursor(walker)
+                guard cursor.boundariesOnSlotGrid(from: from, to: to) else { continue }
+                saidYes += 1
+                var b = walker.bucket(containing: from)
+                while b.end < to {
+                    #expect(b.end % SlotSummary.micros == 0, "\(name) \(spec): boundary at \(b.end)")
+                    b = walker.bucket(after: b)
+                }
+            }
+        }
+        #expect(saidYes > 1000, "\(name): the grid is known at once for most spans")
+    }
+}
