@@ -31,8 +31,7 @@ import Testing
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
             // Each kept input is damaged: it must be rejected with an error, not crash.
             let error = caught {
-                _ = try SegmentReader(
-                    file: MappedFile(copying: UnsafeRawBufferPointer(start: bytes, count: bytes.count), path: path))
+                _ = try SegmentReader(file: bytes.withUnsafeBytes { MappedFile(copying: $0, path: path) })
             }
             bytes.withUnsafeBytes { checkSegmentBytes($0) }
             #expect(error?.kind == .corruption || error?.kind == .unsupportedVersion || error == nil)

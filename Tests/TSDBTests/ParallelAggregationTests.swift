@@ -230,6 +230,64 @@ import Testing
         }
     }
 
+    // MARK: - Pieces in order on two threads
+
+    /// Busy work of a random length (up to ~50 µs), so the two threads interleave differently.
+    static func spin(_ seed: Int) {
+        var x = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<(x % 20_000) { x = x &* 6_364_136_223_846_793_005 &+ 1 }
+        if x == 42 { print("") }
+    }
+
+    @Test func piecesComeOutInOrderHoweverTheThreadsInterleave() throws {
+        for round in 0..<200 {
+            let count = 1 + round % 37
+            var out: [Int] = []
+            var streamed = 0
+            try InOrderPieces.run(
+                count: count,
+                stream: { i in
+                    Self.spin(i &* 31 &+ round)
+                    out.append(i)
+                    streamed += 1
+                },
+                hold: { i in
+                    Self.spin(i &* 17 &+ round)
+                    return i
+                },
+                handOut: { out.append($0) })
+            #expect(out == Array(0..<count), "round \(round)")
+            #expect(streamed >= 1, "the first piece always streams")
+        }
+    }
+
+    @Test func aFailedPieceStopsTheRestAndThrowsOnceTheOtherThreadIsIdle() {
+        for round in 0..<100 {
+            let count = 2 + round % 19
+            let failing = round % count
+            let busy = Locked(0)
+            var out: [Int] = []
+            #expect(throws: TSDBError.self, "round \(round)") {
+                try InOrderPieces.run(
+                    count: count,
+                    stream: { (i) throws(TSDBError) in
+                        if i == failing { throw TSDBError.invalidInput("piece \(i)") }
+                        out.append(i)
+                    },
+                    hold: { (i) throws(TSDBError) -> Int in
+                        busy.withLock { $0 += 1 }
+                        defer { busy.withLock { $0 -= 1 } }
+                        Self.spin(i &+ round)
+                        if i == failing { throw TSDBError.invalidInput("piece \(i)") }
+                        return i
+                    },
+                    handOut: { out.append($0) })
+            }
+            #expect(busy.withLock { $0 } == 0, "the other thread was still on a piece")
+            #expect(out == Array(0..<out.count) && out.count <= failing, "round \(round): \(out)")
+        }
+    }
+
     /// `tsdb query`'s CSV, NDJSON and JSON of a long aggregate (rows made on two threads, JSON's
     /// first comma dropped by the printer) hold the library's rows, and an empty range is `[]`.
     @Test(arguments: ["csv", "ndjson", "json"])

@@ -58,9 +58,8 @@ public struct AggregateOptions: Sendable {
 /// a year of hourly buckets is 8,760 rows).
 public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiteral {
     private var present: UInt16 = 0
-    private var stored:
-        (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// Twelve used: one per ``Statistic``.
+    private var stored = SIMD16<Double>()
 
     public init() {}
 
@@ -71,7 +70,7 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
     public subscript(_ s: Statistic) -> Double? {
         get {
             guard present & (1 << s.index) != 0 else { return nil }
-            return withUnsafeBytes(of: stored) { $0.load(fromByteOffset: s.index * 8, as: Double.self) }
+            return stored[s.index]
         }
         set {
             guard let newValue else {
@@ -79,9 +78,7 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
                 return
             }
             present |= 1 << s.index
-            withUnsafeMutableBytes(of: &stored) {
-                $0.storeBytes(of: newValue, toByteOffset: s.index * 8, as: Double.self)
-            }
+            stored[s.index] = newValue
         }
     }
 

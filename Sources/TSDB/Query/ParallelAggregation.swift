@@ -8,38 +8,115 @@ import Dispatch
 
 /// Long aggregates on two cores. The range is cut at bucket boundaries into pieces of about equal
 /// samples, so each piece is a complete aggregate of its own buckets and nothing needs merging.
-/// The calling thread takes pieces from the front and hands out their rows as they come; a
-/// second thread takes pieces from the back and holds their rows (a bounded number:
-/// ``maximumHeldRows``) until the front reaches them. A second thread can start late (an idle
-/// core may take milliseconds to wake): the calling thread then simply takes more pieces, and
-/// never waits for a thread that has taken none.
+/// Both threads take the next piece in time order. The calling thread hands out rows in order:
+/// a piece it takes with nothing earlier outstanding streams its rows at once; any other piece
+/// (its own while the second thread is still on an earlier one, and every piece of the second
+/// thread) holds its rows until the pieces before it are out, and they go out as soon as they are.
+/// So held rows stay few (their memory is reused rather than faulted in anew) and writing
+/// overlaps scanning. A second thread can start late (an idle core may take milliseconds to
+/// wake): the calling thread then simply takes more pieces, and never waits for a thread that
+/// has taken none.
 struct AggregatePieces: Sendable {
     /// Below this many samples per piece a second thread costs more than it saves.
     static let minimumSamples = 100_000
-    static let maximumPieces = 8
-    /// The most rows the second thread may hold back (about 13 MB).
+    static let maximumPieces = 16
+    /// The most rows that may be held back at once (about 13 MB).
     static let maximumHeldRows = 100_000
 
     /// Piece `i` is `[cuts[i], cuts[i + 1])`.
     let cuts: [Int64]
     var count: Int { cuts.count - 1 }
 
-    /// What a piece taken from the back holds until the front reaches it.
-    enum Held {
-        case rows([AggregateRow])
-        /// The rows formatted by the caller's ``AggregateRowFormatter``.
-        case bytes([UInt8])
+    /// What a piece holds until the pieces before it are out, and what scanning it counted.
+    struct Held: Sendable {
+        enum Output: Sendable {
+            case rows([AggregateRow])
+            /// The rows formatted by the caller's ``AggregateRowFormatter``.
+            case bytes([UInt8])
+        }
+        var output: Output
+        var counts: AggregateResult
     }
+}
 
-    /// What the two threads share: the next piece from each end, and the back's rows.
-    struct Progress {
-        var front = 0
-        var back: Int
-        /// Pieces taken from the back and not finished yet.
+/// Runs pieces `0..<count` on the calling thread and one other, both taking the next piece in
+/// order, and hands out their results in order on the calling thread. A piece the calling thread
+/// takes while nothing earlier is outstanding is `stream`ed (its output goes straight out);
+/// every other piece is `hold`ed and its result handed to `handOut` once the pieces before it
+/// are out. The calling thread waits only for a piece the other thread is on; after a failure no
+/// piece is started, and the first error is thrown once the other thread is idle.
+enum InOrderPieces {
+    /// What the two threads share.
+    struct Progress<Held> {
+        var next = 0
+        /// Pieces the other thread has taken and not finished.
         var running = 0
         var held: [Int: Held] = [:]
-        var counts = (decoded: 0, summaries: 0, slots: 0)
         var failure: TSDBError?
+    }
+
+    static func run<Held: Sendable>(
+        count: Int, stream: (Int) throws(TSDBError) -> Void,
+        hold: @escaping @Sendable (Int) throws(TSDBError) -> Held, handOut: (Held) -> Void
+    ) throws(TSDBError) {
+        let progress = Locked(Progress<Held>())
+        let finished = DispatchSemaphore(value: 0)
+        let take: @Sendable (Bool) -> Int? = { other in
+            progress.withLock { p -> Int? in
+                guard p.failure == nil, p.next < count else { return nil }
+                p.next += 1
+                if other { p.running += 1 }
+                return p.next - 1
+            }
+        }
+        // The first piece is taken here before the other thread starts, so it always streams.
+        var mine = take(false)
+        DispatchQueue.global().async {
+            while let i = take(true) {
+                let outcome = Result { () throws(TSDBError) in try hold(i) }
+                progress.withLock { p in
+                    p.running -= 1
+                    switch outcome {
+                    case .success(let kept): p.held[i] = kept
+                    case .failure(let error): p.failure = p.failure ?? error
+                    }
+                }
+                finished.signal()
+            }
+        }
+        var out = 0
+        func handOutReady() {
+            while let kept = progress.withLock({ $0.held.removeValue(forKey: out) }) {
+                handOut(kept)
+                out += 1
+            }
+        }
+        do throws(TSDBError) {
+            while let i = mine {
+                if i == out {
+                    try stream(i)
+                    out += 1
+                } else {
+                    let kept = try hold(i)
+                    progress.withLock { $0.held[i] = kept }
+                }
+                handOutReady()
+                mine = take(false)
+            }
+        } catch {
+            progress.withLock { $0.failure = $0.failure ?? error }
+        }
+        // What is left is on the other thread: wait only while it is still on a piece.
+        while true {
+            let (failure, running) = progress.withLock { ($0.failure, $0.running) }
+            if let failure {
+                if running == 0 { throw failure }
+            } else {
+                handOutReady()
+                if out == count { return }
+            }
+            finished.wait()
+        }
     }
 }
 
@@ -75,84 +152,53 @@ extension Store {
         return cuts.count >= 3 ? AggregatePieces(cuts: cuts) : nil
     }
 
-    /// Scans `pieces` from the front here, handing out rows in order, and from the back on
-    /// another thread. The back's pieces hold their rows formatted with `formatter` (a copy per
-    /// piece) and handed to `held` in order, or as rows for `row` when there is no formatter.
+    /// Scans `pieces` here and on another thread (``InOrderPieces``), handing out their rows in
+    /// order: streamed to `row`, or held (formatted with `formatter`, a copy per piece, and handed
+    /// to `held`; or as rows for `row` when there is no formatter).
     func scanInPieces(
         _ plan: AggregatePlan, _ pieces: AggregatePieces, options: AggregateOptions, walker: BucketWalker,
         result: inout AggregateResult, row: (AggregateRow) -> Void, formatter: (any AggregateRowFormatter)?,
         held: ([UInt8]) -> Void
     ) throws(TSDBError) {
-        let progress = Locked(AggregatePieces.Progress(back: pieces.count))
-        let finished = DispatchSemaphore(value: 0)
         let template = result
-        DispatchQueue.global().async {
-            while let i = progress.withLock({ p -> Int? in
-                guard p.failure == nil, p.back > p.front else { return nil }
-                p.back -= 1
-                p.running += 1
-                return p.back
-            }) {
-                var part = template
-                var rows: [AggregateRow] = []
-                var bytes: [UInt8] = []
-                var format = formatter
-                if let formatter, let width = options.bucket.shortestSeconds {
-                    // Room for the piece's rows at once: growing by doubling copied and faulted in
-                    // each piece's bytes twice over.
-                    let rows = (pieces.cuts[i + 1] - pieces.cuts[i]) / (width * 1_000_000) + 1
-                    bytes.reserveCapacity(
-                        Int(min(rows, Int64(AggregatePieces.maximumHeldRows))) * formatter.maximumRowLength)
+        try InOrderPieces.run(
+            count: pieces.count,
+            stream: { (i) throws(TSDBError) in try scanPiece(plan, pieces, i, options, walker, &result, row) },
+            hold: { (i) throws(TSDBError) in
+                try self.scanHeld(plan, pieces, i, options, walker, formatter, counts: template)
+            },
+            handOut: { kept in
+                switch kept.output {
+                case .rows(let rows): for r in rows { row(r) }
+                case .bytes(let bytes): held(bytes)
                 }
-                let outcome = Result { () throws(TSDBError) in
-                    try self.scanPiece(plan, pieces, i, options, walker, &part) { row in
-                        if format == nil {
-                            rows.append(row)
-                        } else {
-                            format!.append(row, to: &bytes)
-                        }
-                    }
-                }
-                let kept: AggregatePieces.Held = formatter == nil ? .rows(rows) : .bytes(bytes)
-                progress.withLock { p in
-                    p.running -= 1
-                    p.held[i] = kept
-                    p.counts.decoded += part.blocksDecoded
-                    p.counts.summaries += part.blocksFromSummaries
-                    p.counts.slots += part.blocksFromSlots
-                    if case .failure(let error) = outcome { p.failure = p.failure ?? error }
-                }
-                finished.signal()
-            }
+                result.blocksDecoded += kept.counts.blocksDecoded
+                result.blocksFromSummaries += kept.counts.blocksFromSummaries
+                result.blocksFromSlots += kept.counts.blocksFromSlots
+            })
+    }
+
+    /// Scans piece `i`, holding its rows: formatted with (a copy of) `formatter`, or as rows.
+    private func scanHeld(
+        _ plan: AggregatePlan, _ pieces: AggregatePieces, _ i: Int, _ options: AggregateOptions,
+        _ walker: BucketWalker, _ formatter: (any AggregateRowFormatter)?, counts: AggregateResult
+    ) throws(TSDBError) -> AggregatePieces.Held {
+        var counts = counts
+        (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
+        guard var format = formatter else {
+            var rows: [AggregateRow] = []
+            try scanPiece(plan, pieces, i, options, walker, &counts) { rows.append($0) }
+            return AggregatePieces.Held(output: .rows(rows), counts: counts)
         }
-        // The front: pieces taken here stream their rows at once.
-        while let i = progress.withLock({ p -> Int? in
-            guard p.failure == nil, p.front < p.back else { return nil }
-            p.front += 1
-            return p.front - 1
-        }) {
-            do throws(TSDBError) {
-                try scanPiece(plan, pieces, i, options, walker, &result, row)
-            } catch {
-                progress.withLock { $0.failure = $0.failure ?? error }
-            }
+        var bytes: [UInt8] = []
+        if let width = options.bucket.shortestSeconds {
+            // Room for the piece's rows at once: growing by doubling copied them twice over.
+            let rows = min(
+                (pieces.cuts[i + 1] - pieces.cuts[i]) / (width * 1_000_000) + 1, Int64(AggregatePieces.maximumHeldRows))
+            bytes.reserveCapacity(Int(rows) * format.maximumRowLength)
         }
-        // The back's pieces: wait only while the other thread is still on one.
-        while progress.withLock({ $0.running > 0 }) { finished.wait() }
-        let done = progress.withLock { p in
-            defer { p.held = [:] }
-            return (p.failure, p.held, p.counts)
-        }
-        if let failure = done.0 { throw failure }
-        for i in done.1.keys.sorted() {
-            switch done.1[i]! {
-            case .rows(let rows): for r in rows { row(r) }
-            case .bytes(let bytes): held(bytes)
-            }
-        }
-        result.blocksDecoded += done.2.decoded
-        result.blocksFromSummaries += done.2.summaries
-        result.blocksFromSlots += done.2.slots
+        try scanPiece(plan, pieces, i, options, walker, &counts) { format.append($0, to: &bytes) }
+        return AggregatePieces.Held(output: .bytes(bytes), counts: counts)
     }
 
     /// Scans piece `i` as an aggregate of its own.
