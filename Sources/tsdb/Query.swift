@@ -71,10 +71,33 @@ struct Query: ParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
 
+    /// What the parsed options ask for.
+    var request: QueryRequest {
+        QueryRequest(
+            type: type, range: range, bucket: bucket, stats: stats, tz: zoneOption.tz, weekStart: weekStart,
+            assign: assign, dedupe: dedupe, priority: priority, fill: fill, source: source, format: format,
+            timings: timings, verbose: verbose, store: storeOption.store)
+    }
+
+    func run() throws { try request.run() }
+}
+
+/// A `tsdb query` as plain values: made from ``Query``'s parsed options, or by ``QuickQuery``
+/// without ArgumentParser.
+struct QueryRequest: Equatable {
+    var type = ""
+    var range, bucket, stats, tz, weekStart, assign, dedupe, priority: String?
+    var fill = false
+    var source: String?
+    var format = "table"
+    var timings = false
+    var verbose = false
+    var store: String?
+
     func run() throws {
-        let store = try storeOption.open()
+        let store = try StoreOption.open(self.store)
         let identifier = try TypeNames.resolve(type, among: store.types.map(\.type))
-        let zone = try zoneOption.rules()
+        let zone = try ZoneOption.rules(tz)
         let r = try ZoneOption.range(range, in: zone)
         if verbose { printError("range: \(r.description(in: zone))") }
         guard bucket != nil || stats != nil else {
@@ -119,7 +142,7 @@ struct Query: ParsableCommand {
             let readings = try store.correlations(
                 of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
             return CorrelationOutput.write(
-                readings, zone: zoneOption.tz == nil ? nil : zone, format: try AggregateFormat.parse(format))
+                readings, zone: tz == nil ? nil : zone, format: try AggregateFormat.parse(format))
         }
         guard let f = OutputFormat(rawValue: format) else {
             throw ValidationError(
@@ -137,7 +160,7 @@ struct Query: ParsableCommand {
             return
         }
         var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
-        var writer = SampleWriter(format: f, zone: zoneOption.tz == nil ? nil : zone)
+        var writer = SampleWriter(format: f, zone: tz == nil ? nil : zone)
         while let s = try cursor.next() { writer.write(s) }
         writer.finish()
     }

@@ -33,6 +33,10 @@ struct TSDBCommand: ParsableCommand {
     static func main() {
         StandardOutput.prepare()
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // A plain `tsdb query` runs without ArgumentParser (``QuickQuery``).
+        if arguments.first == "query", let request = QuickQuery.parse(Array(arguments.dropFirst())) {
+            finish(Query.self) { try request.run() }
+        }
         let command: ParsableCommand
         do {
             command = try quickQuery(arguments) ?? parseAsRoot(arguments)
@@ -45,15 +49,22 @@ struct TSDBCommand: ParsableCommand {
             exit(withError: error)
         }
         var running = command
+        finish(type(of: command)) { try running.run() }
+    }
+
+    /// Runs `body` (a command of type `command`) and exits with its outcome: output flushed, each
+    /// kind of error reported its own way.
+    static func finish(_ command: ParsableCommand.Type, _ body: () throws -> Void) -> Never {
         do {
-            try running.run()
+            try body()
             StandardOutput.flush()
+            Glibc.exit(0)
         } catch let code as ExitCode {
             StandardOutput.flush()
             Glibc.exit(code.rawValue)
         } catch let problem as ValidationError {
             StandardOutput.flush()
-            printError("Error: \(problem.message)\n" + usage(of: type(of: command)))
+            printError("Error: \(problem.message)\n" + usage(of: command))
             Glibc.exit(64)
         } catch let error as TSDBError {
             StandardOutput.flush()
@@ -65,9 +76,10 @@ struct TSDBCommand: ParsableCommand {
         }
     }
 
-    /// `tsdb query …` parsed by `Query` alone: building the whole command tree (runtime metadata
-    /// for every subcommand's options) is a third of a short query's process. Anything it does
-    /// not take, help included, goes the full way, so messages stay the same.
+    /// `tsdb query …` parsed by `Query` alone when ``QuickQuery`` does not take it: building the
+    /// whole command tree (runtime metadata for every subcommand's options) is a third of a short
+    /// query's process. Anything it does not take, help included, goes the full way, so messages
+    /// stay the same.
     static func quickQuery(_ arguments: [String]) -> ParsableCommand? {
         guard arguments.first == "query", !arguments.contains(where: { $0 == "-h" || $0 == "--help" }) else {
             return nil
@@ -131,11 +143,15 @@ struct StoreOption: ParsableArguments {
             """)
     var store: String?
 
-    var path: String { store ?? environment("TSDB_STORE") ?? "." }
+    var path: String { Self.path(store) }
 
     func layout() throws -> StoreLayout { try StoreLayout.locate(path) }
 
-    func open() throws -> Store { try Store(layout: layout()) }
+    func open() throws -> Store { try Self.open(store) }
+
+    static func path(_ store: String?) -> String { store ?? environment("TSDB_STORE") ?? "." }
+
+    static func open(_ store: String?) throws -> Store { try Store(layout: StoreLayout.locate(path(store))) }
 }
 
 /// `--tz`, and ranges read in that zone.
@@ -147,7 +163,9 @@ struct ZoneOption: ParsableArguments {
             """)
     var tz: String?
 
-    func rules() throws -> TimeZoneRules {
+    func rules() throws -> TimeZoneRules { try Self.rules(tz) }
+
+    static func rules(_ tz: String?) throws -> TimeZoneRules {
         if let tz { return try TimeZoneRules.named(tz) }
         let (zone, problem) = TimeZoneRules.system(environment: environment("TZ"))
         if let problem { printError("warning: \(problem)") }

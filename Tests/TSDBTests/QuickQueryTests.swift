@@ -1,0 +1,33 @@
+import Testing
+
+@testable import tsdb
+
+/// `tsdb query` read by hand (``QuickQuery``) asks for exactly what ArgumentParser reads from the
+/// same words, and anything not plain is left to ArgumentParser.
+@Suite struct QuickQueryTests {
+    @Test(arguments: [
+        ["HeartRate"],
+        ["HeartRate", "--range", "2025-03", "--bucket", "day"],
+        ["--bucket=hour", "HeartRate", "--tz", "Europe/Paris", "--stats", "p50,p95", "--format", "csv", "--timings"],
+        ["HKQuantityTypeIdentifierStepCount", "--store", "/tmp/somewhere", "--range=..2025-03", "--format=ndjson"],
+        [
+            "StepCount", "--week-start", "sunday", "--assign", "start", "--dedupe", "none", "--priority",
+            "Watch, iPhone", "--fill", "--source", "Watch", "--verbose", "--bucket", "week",
+        ],
+        ["Sleep", "--range", "2025-03-01T08:00+01:00..2025-03-02", "--tz", "+05:30", "--format", "json"],
+    ])
+    func plainArgumentsAskForWhatArgumentParserReads(arguments: [String]) throws {
+        let quick = try #require(QuickQuery.parse(arguments), "\(arguments) is plain")
+        #expect(quick == (try Query.parse(arguments)).request)
+    }
+
+    @Test(arguments: [
+        [], ["--help"], ["HeartRate", "-h"], ["HeartRate", "--help"], ["HeartRate", "--bucket"],
+        ["HeartRate", "--bucket", "day", "--bucket", "hour"], ["HeartRate", "--tz", "-05:00"],
+        ["HeartRate", "--colour", "red"], ["HeartRate", "StepCount"], ["HeartRate", "--fill=yes"],
+        ["HeartRate", "--range", ""], ["HeartRate", "--", "--bucket"], ["HeartRate", "--stats", "--fill"],
+    ])
+    func anythingElseIsLeftToArgumentParser(arguments: [String]) {
+        #expect(QuickQuery.parse(arguments) == nil, "\(arguments)")
+    }
+}
