@@ -42,18 +42,22 @@ indirect enum JSONText {
     case object([(String, JSONText)])
     case nodes([ExportNode])
 
-    /// Members in key order (UTF-8 bytes), a repeated key's first member first. Objects here have a
-    /// few keys: an insertion sort, stable, without the allocations of `sorted`.
-    static func sortedByKey(_ members: [(String, JSONText)]) -> [(String, JSONText)] {
-        var out = members
-        for i in 1..<max(out.count, 1) {
-            var j = i
-            while j > 0 && out[j].0.utf8.lexicographicallyPrecedes(out[j - 1].0.utf8) {
-                out.swapAt(j, j - 1)
-                j -= 1
+    /// Calls `body` with the members' indices in key order (UTF-8 bytes), a repeated key's first
+    /// member first. Objects here have a few keys: an insertion sort of indices on the stack,
+    /// stable, which neither copies the members nor retains their strings (a record's metadata is
+    /// sorted once per record, millions of times in an import).
+    static func inKeyOrder(_ members: [(String, JSONText)], _ body: (Int) -> Void) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { order in
+            for i in 0..<members.count {
+                order[i] = i
+                var j = i
+                while j > 0 && members[order[j]].0.utf8.lexicographicallyPrecedes(members[order[j - 1]].0.utf8) {
+                    order.swapAt(j, j - 1)
+                    j -= 1
+                }
             }
+            for i in order { body(i) }
         }
-        return out
     }
 
     /// Canonical: object keys sorted by their UTF-8 bytes, the first of a repeated key kept.
@@ -63,13 +67,16 @@ indirect enum JSONText {
         case .number(let n): out += n.utf8
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            var previous: String?
-            for (k, v) in Self.sortedByKey(members) where k != previous {
-                if previous != nil { out.append(UInt8(ascii: ",")) }
-                previous = k
-                DayFileWriter.appendJSONString(k, to: &out)
+            var previous: Int?
+            Self.inKeyOrder(members) { i in
+                if let previous {
+                    guard members[i].0 != members[previous].0 else { return }
+                    out.append(UInt8(ascii: ","))
+                }
+                previous = i
+                DayFileWriter.appendJSONString(members[i].0, to: &out)
                 out.append(UInt8(ascii: ":"))
-                v.append(to: &out)
+                members[i].1.append(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         case .nodes(let nodes):

@@ -113,8 +113,8 @@ extension ExportSamples {
         ]
 
         mutating func close() {
-            guard var o = open else { return }
-            open = nil
+            // Moved out, not copied: a copy retains each of the sample's strings once more.
+            guard var o = open.take() else { return }
             nested.removeAll()
             inBeats = false
             for (name, nodes) in ExportNode.grouped(o.children) {
