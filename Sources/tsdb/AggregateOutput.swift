@@ -28,6 +28,20 @@ func exact(_ v: Double) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
+/// Writes ``human(_:)``'s text without making strings (long tables): the value rounded to 3
+/// decimals in its shortest text, trailing zeros and point dropped.
+func writeHuman(_ v: Double, to out: inout RowBytes) {
+    if v == v.rounded() && abs(v) < 1e15 { return out.write(Int64(v)) }
+    let mark = out.count
+    ((v * 1000).rounded() / 1000).write(to: &out)
+    let text = out.written(since: mark)
+    guard text.contains(UInt8(ascii: ".")) else { return }
+    var drop = 0
+    while text[text.count - 1 - drop] == UInt8(ascii: "0") { drop += 1 }
+    if text[text.count - 1 - drop] == UInt8(ascii: ".") { drop += 1 }
+    out.removeLast(drop)
+}
+
 /// Writes ``exact(_:)``'s text: integers below 10^15 digit by digit, other values as their
 /// shortest round-tripping text.
 func writeExact(_ v: Double, to out: inout RowBytes) {
@@ -53,11 +67,14 @@ struct AggregatePrinter {
     /// Whether ``write(lines:)`` has written a row (JSON's first row goes without its comma).
     private var wroteLines = false
     private var scratch: [UInt8] = []
+    /// Row bounds of tables and Markdown, written as bytes.
+    private var stamps: LocalTimestampWriter
 
     init(catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
         self.catalog = catalog
         self.zone = zone
         self.format = format
+        stamps = LocalTimestampWriter(zone)
     }
 
     /// Whether rows can be written by ``lines`` alone (the engine then formats them on every core).
@@ -124,14 +141,54 @@ struct AggregatePrinter {
         func bounds() -> (String, String) { (localTimestamp(row.start, zone), localTimestamp(row.end, zone)) }
         switch format {
         case .table:
+            if let widths = table!.widths { return writeTableRow(row, widths: widths) }
             let (start, end) = bounds()
             table!.add([start, end] + cells(human), to: out)
         case .markdown:
-            let (start, end) = bounds()
-            out.write(markdownLine([start, end] + cells(human)))
+            writeMarkdownRow(row)
         case .csv, .ndjson, .json:
             break  // written by `lines`
         }
+    }
+
+    /// A table row once the widths are known (``StreamingTable`` took them from the first rows),
+    /// made as bytes: the same text as `StreamingTable.line` of ``human(_:)`` cells.
+    private mutating func writeTableRow(_ row: AggregateRow, widths: [Int]) {
+        let capacity = widths.reduce(8) { $0 + max($1, 32) + 2 }
+        scratch.removeAll(keepingCapacity: true)
+        RowBytes.append(to: &scratch, capacity: capacity) { out in
+            var column = 0
+            func padded(_ write: (inout RowBytes) -> Void) {
+                if column > 0 { out.write("  ") }
+                let mark = out.count
+                write(&out)
+                out.spaces(widths[column] - (out.count - mark))
+                column += 1
+            }
+            padded { stamps.write(row.start, to: &$0) }
+            padded { stamps.write(row.end, to: &$0) }
+            AggregateLines.eachCell(of: row, in: result!) { v in padded { if let v { writeHuman(v, to: &$0) } } }
+            out.byte(UInt8(ascii: "\n"))
+        }
+        out.write(bytes: scratch)
+    }
+
+    /// A Markdown row made as bytes: the same text as `markdownLine` of ``human(_:)`` cells.
+    private mutating func writeMarkdownRow(_ row: AggregateRow) {
+        let capacity = 64 + 2 * LocalTimestampWriter.length + columns.count * (AggregateLines.numberLength + 3)
+        scratch.removeAll(keepingCapacity: true)
+        RowBytes.append(to: &scratch, capacity: capacity) { out in
+            out.write("| ")
+            stamps.write(row.start, to: &out)
+            out.write(" | ")
+            stamps.write(row.end, to: &out)
+            AggregateLines.eachCell(of: row, in: result!) { v in
+                out.write(" | ")
+                if let v { writeHuman(v, to: &out) }
+            }
+            out.write(" |\n")
+        }
+        out.write(bytes: scratch)
     }
 
     mutating func finish() {

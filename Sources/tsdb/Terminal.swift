@@ -186,7 +186,8 @@ func renderTable(_ header: [String], _ rows: [[String]]) -> String {
 struct StreamingTable {
     let header: [String]
     private var held: [[String]] = []
-    private var widths: [Int]?
+    /// Column widths, known once the first rows (up to ``sample``) are out.
+    private(set) var widths: [Int]?
     static let sample = 256
 
     init(header: [String]) { self.header = header }

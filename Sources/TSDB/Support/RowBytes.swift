@@ -52,6 +52,24 @@ package struct RowBytes: TextOutputStream {
 
     package mutating func byte(_ b: UInt8) { claim(1).pointee = b }
 
+    /// `n` spaces (padding a table's cell).
+    package mutating func spaces(_ n: Int) {
+        guard n > 0 else { return }
+        claim(n).update(repeating: UInt8(ascii: " "), count: n)
+    }
+
+    /// The bytes written since `mark` (a `count` read before), valid until the next write.
+    package func written(since mark: Int) -> UnsafeBufferPointer<UInt8> {
+        precondition(mark >= 0 && mark <= count)
+        return UnsafeBufferPointer(start: base + mark, count: count - mark)
+    }
+
+    /// Takes back the last `n` bytes written.
+    package mutating func removeLast(_ n: Int) {
+        precondition(n >= 0 && n <= count)
+        count -= n
+    }
+
     /// `n` in decimal.
     package mutating func write(_ n: Int64) {
         var magnitude = n.magnitude

@@ -1,0 +1,70 @@
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+@testable import tsdb
+
+/// Long tables and Markdown are written as bytes once the table's widths are known: the same
+/// text as the string forms they replace.
+@Suite struct AggregateOutputTests {
+    func humanBytes(_ v: Double) -> String {
+        var bytes: [UInt8] = []
+        RowBytes.append(to: &bytes, capacity: 64) { writeHuman(v, to: &$0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func humanNumbersWrittenAsBytesEqualTheirStrings() {
+        var values: [Double] = [
+            0, -0.0, 1, -1, 0.5, 0.0004, 0.0005, -0.0004, 123.4565, 54.601941747572816, 1e15, -1e15, 1e15 + 0.5,
+            1e16, 12_345_678_901.2345, .nan, .infinity, -.infinity, .leastNonzeroMagnitude, 0.001, 99.9996,
+        ]
+        var rng = SplitMix64(seed: 23)
+        for _ in 0..<5000 {
+            let magnitude = Double.random(in: -6...17, using: &rng)
+            values.append((Double.random(in: -1...1, using: &rng) * pow10(magnitude)))
+            values.append(Double(Int.random(in: -100_000...100_000, using: &rng)) / 8)
+        }
+        for v in values { #expect(humanBytes(v) == human(v), "\(v)") }
+    }
+
+    func pow10(_ x: Double) -> Double {
+        var r = 1.0
+        for _ in 0..<Int(x.magnitude) { r *= 10 }
+        return x < 0 ? 1 / r : r
+    }
+
+    /// A table of more rows than ``StreamingTable/sample`` and a Markdown table, from the command
+    /// line, line by line against the library's rows in the string forms.
+    @Test(arguments: ["table", "markdown"])
+    func longTablesHoldTheLibrarysRowsInTheirStringForms(format: String) throws {
+        let (store, folder) = try ParallelAggregationTests().fixture()
+        defer { folder.cleanup() }
+        let zone = try TimeZoneRules.named("Australia/Lord_Howe")
+        var o = AggregateOptions()
+        o.zone = zone
+        o.bucket = .calendar(.hour)
+        o.statistics = [.count, .min, .mean, .stddev]
+        let rows = try store.aggregate(ParallelAggregationTests.type, options: o).rows
+        let run = try tsdbShell([
+            "query", ParallelAggregationTests.type, "--bucket", "hour", "--tz", zone.identifier, "--stats",
+            "count,min,mean,stddev", "--format", format, "--store", folder.path,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        #expect(lines.count == rows.count + 2 && rows.count > StreamingTable.sample * 2)
+        let cells = rows.map { r in
+            [localTimestamp(r.start, zone), localTimestamp(r.end, zone)]
+                + [Statistic.count, .min, .mean, .stddev].map { r.values[$0].map(human) ?? "" }
+        }
+        if format == "markdown" {
+            #expect(Array(lines.dropFirst(2)) == cells.map { String(markdownLine($0).dropLast()) })
+        } else {
+            let header = ["start", "end", "count", "min", "mean", "stddev"]
+            var widths = header.map(\.count)
+            for r in cells.prefix(StreamingTable.sample) {
+                for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) }
+            }
+            #expect(Array(lines.dropFirst(2)) == cells.map { String(StreamingTable.line($0, widths).dropLast()) })
+        }
+    }
+}
