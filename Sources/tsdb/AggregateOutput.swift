@@ -12,13 +12,11 @@ enum AggregateFormat: String, CaseIterable {
     }
 }
 
-/// A number for people: integers plainly, others with up to 3 decimals.
+/// A number for people: integers plainly, others with up to 3 decimals (``writeHuman(_:to:)``'s text).
 func human(_ v: Double) -> String {
-    if v == v.rounded() && abs(v) < 1e15 { return String(Int64(v)) }
-    var s = fixed(v, 3)
-    while s.hasSuffix("0") { s.removeLast() }
-    if s.hasSuffix(".") { s.removeLast() }
-    return s
+    var bytes: [UInt8] = []
+    RowBytes.append(to: &bytes, capacity: AggregateLines.numberLength) { writeHuman(v, to: &$0) }
+    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// A number for machines: shortest exact text.
@@ -28,17 +26,19 @@ func exact(_ v: Double) -> String {
     return String(decoding: bytes, as: UTF8.self)
 }
 
-/// Writes ``human(_:)``'s text without making strings (long tables): the value rounded to 3
-/// decimals in its shortest text, trailing zeros and point dropped.
+/// Writes ``human(_:)``'s text without making strings (long tables): integers below 10^15
+/// plainly, other values rounded to 3 decimals in their shortest text, trailing zeros and point
+/// dropped.
 func writeHuman(_ v: Double, to out: inout RowBytes) {
     if v == v.rounded() && abs(v) < 1e15 { return out.write(Int64(v)) }
     let mark = out.count
     ((v * 1000).rounded() / 1000).write(to: &out)
-    let text = out.written(since: mark)
-    guard text.contains(UInt8(ascii: ".")) else { return }
-    var drop = 0
-    while text[text.count - 1 - drop] == UInt8(ascii: "0") { drop += 1 }
-    if text[text.count - 1 - drop] == UInt8(ascii: ".") { drop += 1 }
+    let drop = out.withBytes(since: mark) { text -> Int in
+        guard text.contains(UInt8(ascii: ".")) else { return 0 }
+        var drop = 0
+        while text[text.count - 1 - drop] == UInt8(ascii: "0") { drop += 1 }
+        return text[text.count - 1 - drop] == UInt8(ascii: ".") ? drop + 1 : drop
+    }
     out.removeLast(drop)
 }
 
@@ -63,7 +63,6 @@ struct AggregatePrinter {
     /// CSV, NDJSON and JSON lines (the other formats are made from strings).
     private(set) var lines: AggregateLines?
     private var table: StreamingTable?
-    private var rows = 0
     /// Whether ``write(lines:)`` has written a row (JSON's first row goes without its comma).
     private var wroteLines = false
     private var scratch: [UInt8] = []
@@ -126,7 +125,6 @@ struct AggregatePrinter {
     }
 
     mutating func row(_ row: AggregateRow) {
-        defer { rows += 1 }
         if lines != nil {
             scratch.removeAll(keepingCapacity: true)
             lines!.append(row, to: &scratch)

@@ -39,7 +39,7 @@ struct TSDBCommand: ParsableCommand {
         }
         let command: ParsableCommand
         do {
-            command = try quickQuery(arguments) ?? parseAsRoot(arguments)
+            command = try parseAsRoot(arguments)
         } catch {
             // Only once parsing failed: naming the subcommands costs runtime metadata lookups.
             if let first = arguments.first, let hint = unknownSubcommandHint(first) {
@@ -74,17 +74,6 @@ struct TSDBCommand: ParsableCommand {
             StandardOutput.flush()
             exit(withError: error)
         }
-    }
-
-    /// `tsdb query …` parsed by `Query` alone when ``QuickQuery`` does not take it: building the
-    /// whole command tree (runtime metadata for every subcommand's options) is a third of a short
-    /// query's process. Anything it does not take, help included, goes the full way, so messages
-    /// stay the same.
-    static func quickQuery(_ arguments: [String]) -> ParsableCommand? {
-        guard arguments.first == "query", !arguments.contains(where: { $0 == "-h" || $0 == "--help" }) else {
-            return nil
-        }
-        return try? Query.parse(Array(arguments.dropFirst()))
     }
 
     static func unknownSubcommandHint(_ word: String) -> String? {

@@ -58,10 +58,10 @@ package struct RowBytes: TextOutputStream {
         claim(n).update(repeating: UInt8(ascii: " "), count: n)
     }
 
-    /// The bytes written since `mark` (a `count` read before), valid until the next write.
-    package func written(since mark: Int) -> UnsafeBufferPointer<UInt8> {
+    /// Calls `body` with the bytes written since `mark` (a `count` read before).
+    package func withBytes<R>(since mark: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         precondition(mark >= 0 && mark <= count)
-        return UnsafeBufferPointer(start: base + mark, count: count - mark)
+        return body(UnsafeBufferPointer(start: base + mark, count: count - mark))
     }
 
     /// Takes back the last `n` bytes written.
