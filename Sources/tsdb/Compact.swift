@@ -145,6 +145,7 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
         let months =
             "\(r.monthsRebuilt) rebuilt from raw files, \(r.monthsAppended) extended with new files; "
             + "\(plural(r.segmentsWritten, "segment")) written"
+            + (r.blocksKept > 0 ? " (\(formatCount(r.blocksKept)) of their stored blocks kept as they were)" : "")
         return "updated in \(milliseconds) ms: \(files)\n  months:    \(months)\n" + store
     }
     let throughput = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0

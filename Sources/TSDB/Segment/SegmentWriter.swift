@@ -11,18 +11,28 @@ struct SegmentWriter {
     /// summaries (§5). 0 disables the split.
     var daySplitSamples = 256
 
-    /// Encodes `samples` as a complete segment file image.
-    func encode(type: String, year: Int, month: Int, samples: UnsafeBufferPointer<PackedSample>, strings: ByteInterner)
-        -> [UInt8]
-    {
+    /// Encodes `samples` as a complete segment file image; after `prefix`'s blocks when given
+    /// (`samples` then all start after them and `strings` holds its dictionary's strings).
+    func encode(
+        type: String, year: Int, month: Int, samples: UnsafeBufferPointer<PackedSample>, strings: ByteInterner,
+        after prefix: SegmentPrefix? = nil
+    ) -> [UInt8] {
         var dictionary = DictionaryTables(type: type, year: year, month: month)
-        var out = ByteWriter(capacity: samples.count * 2 + 4096)
-        SegmentHeader.encode(into: &out)
-        var index = ByteWriter(capacity: (samples.count / blockSamples + 1) * SegmentFormat.indexEntrySize)
+        var out = ByteWriter(capacity: (prefix?.bytes.count ?? 0) + samples.count * 2 + 4096)
+        let entries = prefix?.entries.count ?? 0
+        var index = ByteWriter(capacity: (entries + samples.count / blockSamples + 1) * SegmentFormat.indexEntrySize)
+        var slots = ByteWriter(capacity: (prefix?.slotBytes.count ?? 0) + samples.count / 8 + 16)
+        if let prefix {
+            dictionary.seed(prefix, strings)
+            out.append(prefix.bytes)
+            for entry in prefix.entries { entry.encode(into: &index) }
+            slots.append(prefix.slotBytes)
+        } else {
+            SegmentHeader.encode(into: &out)
+        }
         var columns = BlockColumns(capacity: min(blockSamples, samples.count))
-        var slots = ByteWriter(capacity: samples.count / 8 + 16)
         var blockStart = 0
-        var blockCount = 0
+        var blockCount = entries
         while blockStart < samples.count {
             let blockEnd = Self.blockEnd(samples, from: blockStart, limit: blockSamples, daySplit: daySplitSamples)
             let block = UnsafeBufferPointer(rebasing: samples[blockStart..<blockEnd])
@@ -53,7 +63,8 @@ struct SegmentWriter {
             dictionaryOffset: UInt64(dictionaryOffset), dictionaryStoredLength: storedDictionary.count,
             dictionaryRawLength: rawDictionary.count, dictionaryCRC: CRC32C.checksum(storedDictionary),
             dictionaryCodec: dictionaryCodec, indexOffset: UInt64(indexOffset), blockCount: blockCount,
-            indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64(samples.count), slotCodec: slotCodec,
+            indexCRC: CRC32C.checksum(index.bytes), sampleCount: UInt64((prefix?.sampleCount ?? 0) + samples.count),
+            slotCodec: slotCodec,
             slotStoredLength: storedSlots.count, slotRawLength: slots.bytes.count,
             slotCRC: CRC32C.checksum(storedSlots)
         ).encode(into: &out)
@@ -216,6 +227,17 @@ private struct DictionaryTables {
             }
         }
         return lastForm.id
+    }
+
+    /// Starts as a prefix's dictionary, so its entries keep their ids.
+    mutating func seed(_ prefix: SegmentPrefix, _ strings: ByteInterner) {
+        let ids = prefix.internedDictionary
+        for text in ids.units { _ = units.id(text, strings) }
+        for text in ids.sources { _ = sources.id(text, strings) }
+        for text in ids.devices { _ = devices.id(text, strings) }
+        for text in ids.metadata { _ = metadata.id(text, strings) }
+        for text in ids.numberTexts { _ = numberTexts.id(text, strings) }
+        for forms in prefix.dictionary.forms { _ = formID(forms) }
     }
 
     var finished: SegmentDictionary {

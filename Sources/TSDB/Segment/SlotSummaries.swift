@@ -152,6 +152,25 @@ struct SlotStream {
     }
 }
 
+extension SlotStream {
+    /// The first `count` blocks' slot records as stored, stepped over without decoding (they are
+    /// copied into a segment that keeps those blocks).
+    func bytes(ofBlocks count: Int) throws(TSDBError) -> [UInt8] {
+        let offset = self.offset
+        let end: Result<Int, TSDBError> = raw.withUnsafeBytes { bytes in
+            var r = ByteReader(
+                bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
+            do throws(TSDBError) {
+                for _ in 0..<count { try SlotRegion.skipBlock(&r) }
+                return .success(r.position)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return Array(raw[0..<(try end.get())])
+    }
+}
+
 /// §6.1 Encoding and decoding of the slot region, one block after another.
 enum SlotRegion {
     /// A mantissa is usable when its magnitude is at most 2^53, so it converts to a `Double` exactly.

@@ -66,6 +66,8 @@ public final class Compactor {
     var strings = ByteInterner()
     var pending: [MonthKey: [PackedSample]] = [:]
     var written: [MonthKey: Manifest.SegmentEntry] = [:]
+    /// Stored blocks that the rewrite of a (type, month) keeps as they are (IncrementalCompaction.swift).
+    var prefixes: [MonthKey: SegmentPrefix] = [:]
     var late: [MonthKey: [PackedSample]] = [:]
     var directoriesToSync = Set<String>()
     var generation: UInt64 = 1
@@ -82,6 +84,7 @@ public final class Compactor {
         strings = ByteInterner()
         pending = [:]
         written = [:]
+        prefixes = [:]
         late = [:]
         directoriesToSync = []
         syncer = BackgroundSyncer()
@@ -378,6 +381,10 @@ public final class Compactor {
         Self.sortAndDeduplicate(&samples)
         Self.mergeSameReadings(&samples)
         Self.orderTies(&samples, strings: strings)
+        let prefix = prefixes.removeValue(forKey: key)
+        if let last = prefix?.lastStart {
+            precondition(samples.first!.start > last, "samples joining a segment's kept blocks start after them")
+        }
         let (y, m) = (key.month.year, key.month.month)
         let type = strings.string(key.type)
         var writer = SegmentWriter()
@@ -385,7 +392,7 @@ public final class Compactor {
         writer.codec = options.codec
         writer.zstdLevel = options.zstdLevel
         let bytes = samples.withUnsafeBufferPointer {
-            writer.encode(type: type, year: y, month: m, samples: $0, strings: strings)
+            writer.encode(type: type, year: y, month: m, samples: $0, strings: strings, after: prefix)
         }
         let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
         let path = layout.storeDirectory + "/" + relative
@@ -398,9 +405,9 @@ public final class Compactor {
         directoriesToSync.insert(directory)
         written[key] = Manifest.SegmentEntry(
             type: type, year: y, month: m, path: relative, fileSize: bytes.count,
-            fileCRC: CRC32C.checksum(bytes), sampleCount: samples.count,
-            firstStart: samples.first!.start, lastStart: samples.last!.start,
-            maxEnd: samples.reduce(Int64.min) { max($0, $1.end) })
+            fileCRC: CRC32C.checksum(bytes), sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
+            firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
+            maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
     }
 
     /// Sorts by start, then by every other field (so output does not depend on input order),

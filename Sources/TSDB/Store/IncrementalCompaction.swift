@@ -136,7 +136,7 @@ extension Compactor {
         var carried: [Manifest.SegmentEntry] = []
         for segment in previous.segments where append.contains(segment.monthIndex) {
             let key = MonthKey(type: strings.intern(segment.type), month: segment.monthIndex)
-            if appended.contains(key) { try loadStored(segment) } else { carried.append(segment) }
+            if appended.contains(key) { try extendStored(segment) } else { carried.append(segment) }
         }
         try flush(before: .max)
         report.monthsRebuilt = rebuild.count
@@ -151,12 +151,36 @@ extension Compactor {
         return manifest
     }
 
-    /// Adds a stored segment's samples to the pending buffers (for months that only gain files).
-    /// Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt straight
-    /// from the decoded columns without creating strings per sample.
-    func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
+    /// Prepares a stored segment for the samples pending for it (a month that only gained files):
+    /// the blocks before the new samples stay as stored (``SegmentPrefix``), the rest join the
+    /// pending samples to be written again.
+    func extendStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
         let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
         let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
+        let newStart = pending[key]?.lazy.map(\.start).min() ?? .max
+        let kept = reader.blocksKept(whenAddingFrom: newStart)
+        guard kept > 0, written[key] == nil else {
+            report.blocksRewritten += reader.blockCount
+            return try loadStored(reader, key)
+        }
+        report.blocksKept += kept
+        report.blocksRewritten += reader.blockCount - kept
+        var prefix = try reader.prefix(blocks: kept)
+        prefix.intern(into: &strings)
+        prefixes[key] = prefix
+        try loadStored(reader, key, fromBlock: kept)
+    }
+
+    /// Adds a stored segment's samples to the pending buffers.
+    func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
+        let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
+        try loadStored(reader, MonthKey(type: strings.intern(entry.type), month: entry.monthIndex))
+    }
+
+    /// Adds the samples of `reader`'s blocks from `first` on to the pending buffer of `key`.
+    /// Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt straight
+    /// from the decoded columns without creating strings per sample.
+    func loadStored(_ reader: SegmentReader, _ key: MonthKey, fromBlock first: Int = 0) throws(TSDBError) {
         func ids(_ table: [OptionalText]) -> [Int32] {
             table.map { t in
                 switch t {
@@ -173,9 +197,9 @@ extension Compactor {
         let texts = reader.dictionary.numberTexts.map { Int64(strings.intern($0)) }
         var samples = pending[key] ?? []
         pending[key] = nil
-        samples.reserveCapacity(samples.count + reader.sampleCount)
+        samples.reserveCapacity(samples.count + reader.summaries[first...].reduce(0) { $0 + $1.sampleCount })
         let block = DecodedBlock()
-        for b in 0..<reader.blockCount {
+        for b in first..<reader.blockCount {
             try reader.decode(block: b, into: block)
             for i in 0..<block.count {
                 let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
