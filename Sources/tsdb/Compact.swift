@@ -4,6 +4,7 @@ import TSDBAppleHealth
 
 struct Compact: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "compact",
         abstract: "Bring the store up to date with the raw day files (only what changed is redone).",
         discussion: """
             DIR is the folder holding raw/ (…/fitness/apple-health) or a life-db imports/ root \

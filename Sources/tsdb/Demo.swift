@@ -10,6 +10,7 @@ import TSDBSynthetic
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Generate a year of data, compact it, query it, and print the figures.",
         discussion: "Uses a new temporary folder unless --dir is given. The folder is kept so you can keep querying it."
     )

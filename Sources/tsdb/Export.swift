@@ -4,6 +4,7 @@ import TSDBParquet
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Write samples back out: as day files (the raw layout), Parquet, NDJSON or CSV.",
         discussion:
             "With --out DIR, writes DIR/YYYY/MM/YYYY-MM-DD.json day files (never into the raw folder); with "

@@ -4,6 +4,7 @@ import TSDBSynthetic
 
 struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "generate",
         abstract: "Write realistic synthetic Apple Health day files (deterministic for a seed).",
         discussion:
             "Writes DIR/raw/YYYY/MM/YYYY-MM-DD.json. A year has about 0.36 M heart-rate samples; --heavy about 1.6 M. "

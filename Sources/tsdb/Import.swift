@@ -4,6 +4,7 @@ import TSDBAppleHealth
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import Apple Health's own export (export.zip, export.xml or the unzipped folder).",
         discussion:
             "Keeps the export byte for byte as STORE/exports/<export date>.zip (the file you named is only "

@@ -3,6 +3,7 @@ import TSDB
 
 struct Latest: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "latest",
         abstract: "The most recent sample of each type: value, unit, local time, source.",
         discussion: "Without TYPE, every stored type. Answered from the store's index: one block per type is decoded.")
 

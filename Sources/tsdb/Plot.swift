@@ -4,6 +4,7 @@ import TSDBCharts
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plot",
         abstract: "Draw a type as a chart: SVG, or PNG (with librsvg).",
         discussion:
             "The chart fits the type: heart rate and other discrete types as a min-max band with the mean line "

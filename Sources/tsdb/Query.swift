@@ -3,6 +3,7 @@ import TSDB
 
 struct Query: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "query",
         abstract: "Samples of one type in a time range, or aggregates of them per bucket.",
         discussion: """
             TYPE is a HealthKit identifier or short name, case-insensitive: HeartRate, StepCount (Steps), \

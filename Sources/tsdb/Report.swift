@@ -3,6 +3,7 @@ import TSDB
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract:
             "Per week or month and type: the statistic that fits the type, and the change since the period before.",
         discussion: """

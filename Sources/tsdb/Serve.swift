@@ -9,6 +9,7 @@ import TSDB
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "A local, read-only dashboard of the store in your browser.",
         discussion:
             "Overview, a zoomable chart per type with its statistics and sources, sleep, workouts and raw "

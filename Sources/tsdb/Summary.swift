@@ -3,6 +3,7 @@ import TSDB
 
 struct Summary: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "summary",
         abstract: "One summary per local day: activity, heart, sleep, workouts, body mass, mindful minutes.",
         discussion: """
             Every figure is computed like `tsdb query`, `tsdb sleep` and `tsdb workouts` compute it (same \

@@ -3,7 +3,7 @@ import TSDB
 import TSDBAppleHealth
 
 struct Types: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the stored sample types.")
+    static let configuration = CommandConfiguration(commandName: "types", abstract: "List the stored sample types.")
 
     @OptionGroup var zoneOption: ZoneOption
 
@@ -25,6 +25,7 @@ struct Types: ParsableCommand {
 
 struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "stats",
         abstract: "Storage figures per type: samples, segments, bytes, bytes per sample.")
 
     @Option(help: "Output: table, or csv with exact byte counts (current generation only).")

@@ -4,6 +4,7 @@ import TSDBAppleHealth
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract:
             "Check the store: every segment against the manifest and its checksums; with --deep, every sample "
             + "against the raw files.",

@@ -3,6 +3,7 @@ import TSDB
 
 struct Workouts: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "workouts",
         abstract: "List workouts: type, start, duration, distance, energy, and optionally another type during each.",
         discussion: """
             With --with, tsdb's own figures from the samples stand beside Apple's (the workout's \
