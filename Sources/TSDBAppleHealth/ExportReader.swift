@@ -234,6 +234,33 @@ struct RecentStrings {
     }
 }
 
+/// Interned ids of attribute values remembered by their raw bytes, for one chunk's string table.
+struct RecentIDs {
+    private var entries: [(raw: [UInt8], id: Int32)] = []
+
+    /// The id of `raw` decoded (entities, and invalid UTF-8 repaired as `String(decoding:)` does);
+    /// nil when the attribute is missing.
+    mutating func id(_ raw: UnsafeRawBufferPointer?, _ parsed: inout ParsedDayFile) -> Int32? {
+        guard let raw else { return nil }
+        let hit = entries.firstIndex { entry in
+            entry.raw.count == raw.count
+                && (raw.isEmpty
+                    || entry.raw.withUnsafeBytes { memcmp($0.baseAddress!, raw.baseAddress!, raw.count) == 0 })
+        }
+        if let hit {
+            if hit > 0 { entries.swapAt(hit, hit - 1) }  // move frequent values forward
+            return entries[max(hit - 1, 0)].id
+        }
+        let id = parsed.intern(HealthXMLScanner.decode(raw))
+        if entries.count == 8 { entries.removeLast() }
+        entries.insert((Array(raw), id), at: 0)
+        return id
+    }
+
+    /// Forgets every id (the chunk's table is replaced).
+    mutating func forget() { entries.removeAll(keepingCapacity: true) }
+}
+
 /// Health's dates: `2021-11-09 02:25:29 +0200`, local time with the phone's offset at export.
 enum HealthDate {
     /// The instant (µs) and written offset (minutes), read from the bytes.

@@ -15,14 +15,18 @@ extension ExportSamples {
         /// Each route file a workout names (`/workout-routes/route_….gpx`) → its `WorkoutRoute`.
         var routeReferences: [String: ExportNode] = [:]
         /// Consecutive records mostly repeat these: a hit costs a byte comparison, not a new string.
-        var types = RecentStrings()
-        var units = RecentStrings()
-        var sources = RecentStrings()
-        var devices = RecentStrings()
+        var types = RecentIDs()
+        var units = RecentIDs()
+        var sources = RecentIDs()
+        var devices = RecentIDs()
         var versions = RecentStrings()
+        /// The heartbeat series' type and unit in this chunk's string table, once a beat needed them.
+        var heartbeatIDs: (type: Int32, unit: Int32)?
+        /// Scratch for a sample's metadata JSON.
+        var json: [UInt8] = []
 
         struct Open {
-            var sample: Sample
+            var sample: InternedSample
             var metadata: [(String, JSONText)]
             /// Workouts and correlations keep their nested elements; records have none but beats.
             var keepsNested: Bool
@@ -58,8 +62,29 @@ extension ExportSamples {
             }
         }
 
+        /// Starts the next chunk: a new string table, so the remembered ids go too.
+        mutating func newChunk() {
+            parsed = ParsedDayFile()
+            for keyPath in [\Self.types, \.units, \.sources, \.devices] { self[keyPath: keyPath].forget() }
+            heartbeatIDs = nil
+        }
+
+        /// `s` with its strings interned in this chunk's table.
+        mutating func interned(_ s: Sample) -> InternedSample {
+            func id(_ t: OptionalText) -> Int32 {
+                switch t {
+                case .absent: ParsedDayFile.absentText
+                case .null: ParsedDayFile.nullText
+                case .text(let v): parsed.intern(v)
+                }
+            }
+            return InternedSample(
+                start: s.start, end: s.end, value: s.value, type: parsed.intern(s.type), unit: id(s.unit),
+                source: id(s.source), device: id(s.device))
+        }
+
         mutating func begin(
-            _ s: (Sample, [(String, JSONText)])?, _ e: HealthXMLScanner.Element, keepsNested: Bool = false
+            _ s: (InternedSample, [(String, JSONText)])?, _ e: HealthXMLScanner.Element, keepsNested: Bool = false
         ) {
             guard let s else { return }
             open = Open(sample: s.0, metadata: s.1, keepsNested: keepsNested)
@@ -120,20 +145,26 @@ extension ExportSamples {
             for (name, nodes) in ExportNode.grouped(o.children) {
                 o.metadata.append((Self.nestedKeys[name] ?? name, .nodes(nodes)))
             }
+            var metadata = ParsedDayFile.absentText
             if !o.metadata.isEmpty {
-                var json: [UInt8] = []
+                json.removeAll(keepingCapacity: true)
                 JSONText.object(o.metadata).append(to: &json)
-                o.sample.metadata = .text(String(decoding: json, as: UTF8.self))
+                metadata = json.withUnsafeBytes { parsed.intern($0) }
             }
-            parsed.add(o.sample)
+            let s = o.sample
+            parsed.add(
+                s.start, s.end, s.value, type: s.type, unit: s.unit, source: s.source, device: s.device,
+                metadata: metadata)
         }
 
         static let heartbeatType = "HKDataTypeIdentifierHeartbeatSeries"
 
-        mutating func beat(_ e: HealthXMLScanner.Element, of record: Sample) {
+        mutating func beat(_ e: HealthXMLScanner.Element, of record: InternedSample) {
             guard let bpm = e.attribute("bpm").flatMap(ExportSamples.number), let time = e.attribute("time"),
                 let (micros, fraction) = ExportSamples.timeOfDay(time)
             else { return }
+            let ids = heartbeatIDs ?? (parsed.intern(Self.heartbeatType), parsed.intern("count/min"))
+            heartbeatIDs = ids
             let offset = Int64(record.start.form.offsetMinutes) * 60_000_000
             let localStart = record.start.microseconds + offset
             let midnight = localStart - ((localStart % 86_400_000_000) + 86_400_000_000) % 86_400_000_000
@@ -143,9 +174,8 @@ extension ExportSamples {
                 microseconds: local - offset,
                 form: TimeForm(offsetMinutes: record.start.form.offsetMinutes, fractionDigits: fraction))
             parsed.add(
-                Sample(
-                    type: Self.heartbeatType, start: at, end: at, value: bpm, unit: .text("count/min"),
-                    source: record.source, device: record.device))
+                at, at, bpm, type: ids.type, unit: ids.unit, source: record.source, device: record.device,
+                metadata: ParsedDayFile.absentText)
         }
 
         mutating func activitySummary(_ e: HealthXMLScanner.Element) {
@@ -157,11 +187,10 @@ extension ExportSamples {
             let form = TimeForm(offsetMinutes: Int16(exportOffset))
             var metadata: [(String, JSONText)] = []
             for (k, v) in e.attributes where k != "dateComponents" { metadata.append((k, .string(v))) }
-            open = Open(
-                sample: Sample(
-                    type: "HKActivitySummaryTypeIdentifier", start: Timestamp(microseconds: start, form: form),
-                    end: Timestamp(microseconds: start + 86_400_000_000, form: form), value: .null, unit: .null),
-                metadata: metadata, keepsNested: false)
+            let sample = Sample(
+                type: "HKActivitySummaryTypeIdentifier", start: Timestamp(microseconds: start, form: form),
+                end: Timestamp(microseconds: start + 86_400_000_000, form: form), value: .null, unit: .null)
+            open = Open(sample: interned(sample), metadata: metadata, keepsNested: false)
             close()
         }
 
@@ -182,8 +211,8 @@ extension ExportSamples {
             return m
         }
 
-        mutating func record(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
-            guard let type = types.string(e.rawAttribute("type")), let (start, end) = span(e) else { return nil }
+        mutating func record(_ e: HealthXMLScanner.Element) -> (InternedSample, [(String, JSONText)])? {
+            guard let type = types.id(e.rawAttribute("type"), &parsed), let (start, end) = span(e) else { return nil }
             var metadata = common(e)
             var value = SampleValue.absent
             if let raw = e.rawAttribute("value") {
@@ -199,25 +228,27 @@ extension ExportSamples {
                     }
                 }
             }
-            let sample = Sample(
-                type: type, start: start, end: end, value: value,
-                unit: OptionalText(units.string(e.rawAttribute("unit"))),
-                source: OptionalText(sources.string(e.rawAttribute("sourceName"))),
-                device: OptionalText(devices.string(e.rawAttribute("device"))))
+            // A missing attribute is null, as `OptionalText(nil)` makes it for the other elements.
+            let null = ParsedDayFile.nullText
+            let sample = InternedSample(
+                start: start, end: end, value: value, type: type,
+                unit: units.id(e.rawAttribute("unit"), &parsed) ?? null,
+                source: sources.id(e.rawAttribute("sourceName"), &parsed) ?? null,
+                device: devices.id(e.rawAttribute("device"), &parsed) ?? null)
             return (sample, metadata)
         }
 
         /// A correlation (blood pressure, food): its records are nested in its metadata
         /// (`HKCorrelationObjects`), and stored as samples of their own from the top level.
-        mutating func correlation(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+        mutating func correlation(_ e: HealthXMLScanner.Element) -> (InternedSample, [(String, JSONText)])? {
             guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
             let sample = Sample(
                 type: type, start: start, end: end, value: .null, unit: .null,
                 source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
-            return (sample, common(e))
+            return (interned(sample), common(e))
         }
 
-        mutating func workout(_ e: HealthXMLScanner.Element) -> (Sample, [(String, JSONText)])? {
+        mutating func workout(_ e: HealthXMLScanner.Element) -> (InternedSample, [(String, JSONText)])? {
             guard let (start, end) = span(e) else { return nil }
             var metadata = common(e)
             if let label = e.attribute("workoutActivityType") {
@@ -238,7 +269,18 @@ extension ExportSamples {
             let sample = Sample(
                 type: "HKWorkoutTypeIdentifier", start: start, end: end, value: .null, unit: .null,
                 source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
-            return (sample, metadata)
+            return (interned(sample), metadata)
         }
     }
+}
+
+/// A sample being read, its strings ids in the chunk's table (``ParsedDayFile/intern(_:)``).
+struct InternedSample {
+    var start: Timestamp
+    var end: Timestamp
+    var value: SampleValue
+    var type: Int32
+    var unit: Int32
+    var source: Int32
+    var device: Int32
 }

@@ -32,7 +32,7 @@ public enum ExportSamples {
             guard builder.parsed.sampleCount >= n else { return }
             builder.parsed.readProgress = progress
             try chunk(&builder.parsed)
-            builder.parsed = ParsedDayFile()
+            builder.newChunk()
         }
         let take: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void = { e, _ in
             builder.take(e)

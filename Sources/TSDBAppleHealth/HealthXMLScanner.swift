@@ -1,5 +1,11 @@
 import TSDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A streaming scanner for Apple Health's `export.xml`, fed in chunks of any size.
 ///
 /// Purpose-built rather than a general XML parser, because real exports are not valid XML:
@@ -108,7 +114,11 @@ struct HealthXMLScanner {
         var used = 0
         let n = b.count
         func advance(to j: Int) {
-            for k in used..<j where b[k] == 0x0A { line += 1 }
+            var k = used
+            while let newline = Self.index(of: 0x0A, in: b, from: k, to: j) {
+                line += 1
+                k = newline + 1
+            }
             offset += j - used
             used = j
         }
@@ -121,7 +131,7 @@ struct HealthXMLScanner {
             return nil
         }
         while i < n {
-            guard let lt = (i..<n).first(where: { b[$0] == 0x3C }) else {
+            guard let lt = Self.index(of: 0x3C, in: b, from: i, to: n) else {
                 advance(to: n)
                 return n
             }
@@ -163,20 +173,26 @@ struct HealthXMLScanner {
 
     /// The index of the `>` closing a tag that starts before `from`, skipping quoted values.
     private func tagEnd(_ b: UnsafeRawBufferPointer, from: Int) -> Int? {
-        var quote: UInt8 = 0
         var k = from
         while k < b.count {
             let c = b[k]
-            if quote != 0 {
-                if c == quote { quote = 0 }
-            } else if c == 0x22 || c == 0x27 {
-                quote = c
+            if c == 0x22 || c == 0x27 {
+                // Most of a record's bytes are its quoted values: memchr steps over them.
+                guard let close = Self.index(of: c, in: b, from: k + 1, to: b.count) else { return nil }
+                k = close
             } else if c == 0x3E {
                 return k
             }
             k += 1
         }
         return nil
+    }
+
+    /// The first index in `from..<to` holding `byte`.
+    @inline(__always)
+    static func index(of byte: UInt8, in b: UnsafeRawBufferPointer, from: Int, to: Int) -> Int? {
+        guard from < to, let found = memchr(b.baseAddress! + from, Int32(byte), to - from) else { return nil }
+        return b.baseAddress!.distance(to: UnsafeRawPointer(found))
     }
 
     /// Parses `<name a="v" …>`, `<name … />` or `</name>` and hands it to `handle`.

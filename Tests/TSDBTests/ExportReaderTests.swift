@@ -102,13 +102,17 @@ final class ExportReaderTests: XCTestCase {
     }
 
     func testChunkBoundariesDoNotChangeWhatIsRead() throws {
-        let bytes = Array(Self.brokenExport.utf8)
+        // Blank lines too, so line counting meets newlines next to each other.
+        let bytes = Array(Self.brokenExport.replacingOccurrences(of: "\n", with: "\n\n").utf8)
         func elements(chunks: [Int]) throws -> [String] {
             var scanner = HealthXMLScanner(source: "test")
             var out: [String] = []
             var o = 0
             let record = { (e: HealthXMLScanner.Element) in
                 out.append("\(e.kind) \(e.name) \(e.attributes.map { "\($0.name)=\($0.value)" }) \(e.line)")
+                // The oracle: the `<` at the element's offset, after as many newlines as its line says.
+                XCTAssertEqual(bytes[e.offset], UInt8(ascii: "<"))
+                XCTAssertEqual(e.line, 1 + bytes[..<e.offset].count { $0 == 0x0A }, "\(e.name) at \(e.offset)")
             }
             for n in chunks where o < bytes.count {
                 let end = min(bytes.count, o + n)
@@ -125,6 +129,31 @@ final class ExportReaderTests: XCTestCase {
             let chunks = (0..<bytes.count).map { _ in Int(random.next() % (round < 25 ? 7 : 300)) + 1 }
             XCTAssertEqual(try elements(chunks: chunks), whole, "round \(round)")
         }
+    }
+
+    /// Remembered ids always equal interning the decoded value, whatever the order values come
+    /// in, across evictions from the short list and after forgetting (a new chunk's table).
+    func testRecentIDsAgreeWithInterningTheDecodedValue() throws {
+        let pool: [[UInt8]] =
+            [
+                Array("count/min".utf8), Array("Tom&apos;s Watch".utf8), Array("Tom's Watch".utf8), [],
+                Array("A &amp; B".utf8), [0x41, 0xFF, 0x42], Array("Jo\u{2019}s iPhone 🫀".utf8),
+            ] + (0..<10).map { Array("Source \($0)".utf8) }
+        var random = SplitMix64(seed: 11)
+        var recent = RecentIDs()
+        var parsed = ParsedDayFile()
+        for step in 0..<5_000 {
+            if step % 1_000 == 999 {
+                recent.forget()
+                parsed = ParsedDayFile()
+            }
+            let raw = pool[Int(random.next() % UInt64(pool.count))]
+            let id = raw.withUnsafeBytes { recent.id($0, &parsed) }
+            var oracle = parsed
+            let expected = raw.withUnsafeBytes { oracle.intern(HealthXMLScanner.decode($0)) }
+            XCTAssertEqual(id, expected, "step \(step): \(raw)")
+        }
+        XCTAssertNil(recent.id(nil, &parsed))
     }
 
     func testDamagedArchivesAreClearErrors() throws {

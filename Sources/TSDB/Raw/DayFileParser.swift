@@ -30,6 +30,26 @@ package struct ParsedDayFile {
 
     package var sampleCount: Int { samples.count }
 
+    /// String ids for ``add(_:_:_:type:unit:source:device:metadata:)``: the key was absent, or `null`.
+    package static let absentText = PackedSample.absent
+    package static let nullText = PackedSample.null
+
+    /// The id of `bytes` (UTF-8) in this file's string table, for samples added to this file.
+    package mutating func intern(_ bytes: UnsafeRawBufferPointer) -> Int32 { strings.intern(bytes) }
+    package mutating func intern(_ string: String) -> Int32 { strings.intern(string) }
+
+    /// Adds a sample whose strings are ids from ``intern(_:)``, ``absentText`` or ``nullText``: a
+    /// reader that meets the same strings again and again interns each once, not once per sample.
+    package mutating func add(
+        _ start: Timestamp, _ end: Timestamp, _ value: SampleValue, type: Int32, unit: Int32, source: Int32,
+        device: Int32, metadata: Int32
+    ) {
+        samples.append(
+            PackedSample(
+                start, end, value, type: type, unit: unit, source: source, device: device, metadata: metadata,
+                strings: &strings))
+    }
+
     /// Adds another parse's samples, re-numbering their strings into this one's table.
     package mutating func append(contentsOf other: ParsedDayFile) {
         var remap = [Int32](repeating: 0, count: other.strings.count)

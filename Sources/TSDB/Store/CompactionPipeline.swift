@@ -50,9 +50,19 @@ extension PackedSample {
             case .text(let v): return strings.intern(v)
             }
         }
+        self.init(
+            s.start, s.end, s.value, type: strings.intern(s.type), unit: id(s.unit), source: id(s.source),
+            device: id(s.device), metadata: id(s.metadata), strings: &strings)
+    }
+
+    /// A sample whose strings are already interned in `strings` (a number kept as text is interned here).
+    init(
+        _ start: Timestamp, _ end: Timestamp, _ value: SampleValue, type: Int32, unit: Int32, source: Int32,
+        device: Int32, metadata: Int32, strings: inout ByteInterner
+    ) {
         var tag = ValueTag.absent
         var mantissa: Int64 = 0
-        switch s.value {
+        switch value {
         case .absent: tag = ValueTag.absent
         case .null: tag = ValueTag.null
         case .decimal(let d):
@@ -63,9 +73,9 @@ extension PackedSample {
             mantissa = Int64(strings.intern(t))
         }
         self.init(
-            start: s.start.microseconds, end: s.end.microseconds, mantissa: mantissa,
-            forms: TimeForm.pair(s.start.form, s.end.form), type: strings.intern(s.type), unit: id(s.unit),
-            source: id(s.source), device: id(s.device), metadata: id(s.metadata), valueTag: tag)
+            start: start.microseconds, end: end.microseconds, mantissa: mantissa,
+            forms: TimeForm.pair(start.form, end.form), type: type, unit: unit, source: source, device: device,
+            metadata: metadata, valueTag: tag)
     }
 }
 
