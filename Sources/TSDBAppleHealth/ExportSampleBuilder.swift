@@ -33,6 +33,14 @@ extension ExportSamples {
             var children: [ExportNode] = []
         }
 
+        /// Takes `e`; true when a chunk of `size` samples is ready to hand over (between elements).
+        /// Asked here rather than by the caller: reading the count through the caller's captured
+        /// builder copied the chunk (retaining its tables) at every element.
+        mutating func take(_ e: HealthXMLScanner.Element, fillingChunkOf size: Int) -> Bool {
+            take(e)
+            return open == nil && parsed.sampleCount >= size
+        }
+
         mutating func take(_ e: HealthXMLScanner.Element) {
             if open?.keepsNested == true, !nested.isEmpty || !(e.isNamed("Workout") || e.isNamed("Correlation")) {
                 return takeNested(e)

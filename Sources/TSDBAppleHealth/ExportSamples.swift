@@ -35,8 +35,7 @@ public enum ExportSamples {
             builder.newChunk()
         }
         let take: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void = { e, _ in
-            builder.take(e)
-            if builder.open == nil { try handOver(atLeast: chunkSamples) }
+            if builder.take(e, fillingChunkOf: chunkSamples) { try handOver(atLeast: chunkSamples) }
         }
         try ExportReader.stream(path, into: &inventory, progress: { progress = ($0, $1) }, take)
         // A route's file is named in its workout as `/workout-routes/route_….gpx`.

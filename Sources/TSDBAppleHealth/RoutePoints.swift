@@ -18,8 +18,12 @@ enum RoutePoints {
     static func add(
         gpx: UnsafeRawBufferPointer, file: String, route: ExportNode?, to parsed: inout ParsedDayFile
     ) -> Int {
-        let source = route.flatMap { r in r.attributes.first { $0.0 == "sourceName" }?.1 }
-        let device = route.flatMap { r in r.attributes.first { $0.0 == "device" }?.1 }
+        func id(_ attribute: String) -> Int32 {
+            route.flatMap { r in r.attributes.first { $0.0 == attribute }?.1 }.map { parsed.intern($0) }
+                ?? ParsedDayFile.absentText
+        }
+        let (type, source, device) = (parsed.intern(Self.type), id("sourceName"), id("device"))
+        var json: [UInt8] = []
         var skipped = 0
         var cursor = 0
         while let open = find("<trkpt", in: gpx, from: cursor) {
@@ -38,13 +42,12 @@ enum RoutePoints {
             for (k, v) in fields where k != "time" {
                 members.append((k, ExportSamples.isJSONNumber(v) ? .number(v) : .string(v)))
             }
-            var json: [UInt8] = []
+            json.removeAll(keepingCapacity: true)
             JSONText.object(members).append(to: &json)
+            let metadata = json.withUnsafeBytes { parsed.intern($0) }
             parsed.add(
-                Sample(
-                    type: type, start: time, end: time, value: .null, unit: .absent,
-                    source: source.map(OptionalText.text) ?? .absent, device: device.map(OptionalText.text) ?? .absent,
-                    metadata: .text(String(decoding: json, as: UTF8.self))))
+                time, time, .null, type: type, unit: ParsedDayFile.absentText, source: source, device: device,
+                metadata: metadata)
         }
         return skipped
     }
