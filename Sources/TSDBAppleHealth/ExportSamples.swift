@@ -25,7 +25,6 @@ public enum ExportSamples {
     package static func read(
         _ path: String, chunkSamples: Int = chunkSamples, chunk: (inout ParsedDayFile) throws(TSDBError) -> Void
     ) throws(TSDBError) {
-        var inventory = ExportInventory(source: path)
         var builder = Builder()
         var progress = (done: 0, total: 0)
         func handOver(atLeast n: Int) throws(TSDBError) {
@@ -34,10 +33,13 @@ public enum ExportSamples {
             try chunk(&builder.parsed)
             builder.newChunk()
         }
-        let take: (HealthXMLScanner.Element, inout ExportInventory) throws(TSDBError) -> Void = { e, _ in
-            if builder.take(e, fillingChunkOf: chunkSamples) { try handOver(atLeast: chunkSamples) }
+        // Inflating and scanning run on a thread of their own; building samples runs on this one.
+        try ExportReader.streamBatches(path) { (batch) throws(TSDBError) in
+            progress = batch.progress
+            try batch.withElements { (e) throws(TSDBError) in
+                if builder.take(e, fillingChunkOf: chunkSamples) { try handOver(atLeast: chunkSamples) }
+            }
         }
-        try ExportReader.stream(path, into: &inventory, progress: { progress = ($0, $1) }, take)
         // A route's file is named in its workout as `/workout-routes/route_….gpx`.
         try ExportReader.forEachFile(in: path, folder: "workout-routes/", suffix: ".gpx") {
             (relative, bytes) throws(TSDBError) in

@@ -218,6 +218,69 @@ final class ExportReaderTests: XCTestCase {
         XCTAssertNotNil(caught { try generator.write(to: path) }, "an existing file is never replaced")
     }
 
+    /// Elements scanned on the reading thread and handed over in batches are the elements the
+    /// scanner gives, in order, with their lines and offsets; a failure on either side ends the
+    /// stream with that failure once the reading thread has stopped.
+    func testBatchesHandOverTheScannedElementsAndFailures() throws {
+        let folder = TemporaryFolder("batches")
+        defer { folder.cleanup() }
+        var options = HealthDataGenerator.Options()
+        options.days = 10
+        options.seed = 4
+        let path = folder.path + "/export.zip"
+        _ = try AppleExportGenerator(options: options).write(to: path)
+        func describe(_ e: HealthXMLScanner.Element) -> String {
+            "\(e.kind) \(e.name) \(e.attributes.map { "\($0.name)=\($0.value)" }) \(e.line):\(e.offset)"
+        }
+        var direct: [String] = []
+        var inventory = ExportInventory(source: path)
+        let scanned: (HealthXMLScanner.Element, inout ExportInventory) -> Void = { e, _ in direct.append(describe(e)) }
+        try ExportReader.stream(path, into: &inventory, progress: { _, _ in }, scanned)
+        var batched: [String] = []
+        var batches = 0
+        var lastProgress = 0
+        try ExportReader.streamBatches(path) { (batch) throws(TSDBError) in
+            batches += 1
+            XCTAssertGreaterThanOrEqual(batch.progress.done, lastProgress)
+            lastProgress = batch.progress.done
+            try batch.withElements { batched.append(describe($0)) }
+        }
+        XCTAssertGreaterThan(batches, 10)
+        XCTAssertEqual(lastProgress, inventory.xmlBytes)
+        XCTAssertEqual(batched.count, direct.count)
+        XCTAssertTrue(batched == direct, "the batches' elements differ from the scanner's")
+
+        // The consumer gives up: its error comes back, and the reader is not left running.
+        var taken = 0
+        let stop = caught {
+            try ExportReader.streamBatches(path) { (_) throws(TSDBError) in
+                taken += 1
+                if taken == 3 { throw TSDBError.invalidInput("enough") }
+            }
+        }
+        XCTAssertEqual(stop?.message, "enough")
+        XCTAssertEqual(taken, 3)
+
+        // The XML is damaged half-way: the batches before it arrive, then the scanner's error.
+        let archive = try ZipArchive(path: path)
+        var whole: [UInt8] = []
+        try ZipInflater.stream(try ExportReader.healthDataMember(archive), of: archive) {
+            whole += $0
+            return true
+        }
+        let cut = whole[(whole.count * 2 / 3)...].firstIndex(of: 0x0A)! + 1  // between two elements
+        folder.write(bytes: Array(whole[..<cut]) + Array("<Record type=>\n".utf8) + whole[cut...], to: "export.xml")
+        let xml = folder.path + "/export.xml"
+        var before = 0
+        let damaged = caught {
+            try ExportReader.streamBatches(xml) { (batch) throws(TSDBError) in
+                try batch.withElements { _ in before += 1 }
+            }
+        }
+        XCTAssertNotNil(damaged?.line, "\(String(describing: damaged))")
+        XCTAssertGreaterThan(before, direct.count / 2)
+    }
+
     func testImportCheckReportsWithoutWriting() throws {
         let folder = TemporaryFolder("import-check")
         defer { folder.cleanup() }

@@ -79,11 +79,12 @@ extension PackedSample {
     }
 }
 
-/// Chunks of an export handed from the thread reading it to the compactor's thread, at most
-/// `capacity` waiting, so reading and writing use both cores while memory stays bounded.
-final class ChunkPipe: @unchecked Sendable {
+/// Items handed from a producing thread to a consuming one, at most `capacity` waiting, so both
+/// cores work while memory stays bounded: an export's chunks on their way to the compactor, and
+/// its scanned XML on its way to the sample builder.
+package final class BoundedPipe<Item: Sendable>: @unchecked Sendable {
     private struct State {
-        var chunks: [ParsedDayFile] = []
+        var items: [Item] = []
         var finished = false
         var failure: TSDBError?
         var cancelled = false
@@ -92,21 +93,21 @@ final class ChunkPipe: @unchecked Sendable {
     private let free: DispatchSemaphore
     private let filled = DispatchSemaphore(value: 0)
 
-    init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+    package init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
 
     /// Producer: waits for room; throws when the consumer has given up.
-    func put(_ chunk: ParsedDayFile) throws(TSDBError) {
+    package func put(_ item: Item) throws(TSDBError) {
         free.wait()
         let cancelled = state.withLock { s in
-            if !s.cancelled { s.chunks.append(chunk) }
+            if !s.cancelled { s.items.append(item) }
             return s.cancelled
         }
         if cancelled { throw TSDBError.invalidInput("compaction stopped") }
         filled.signal()
     }
 
-    /// Producer: no more chunks (`failure` if reading failed).
-    func finish(_ failure: TSDBError?) {
+    /// Producer: no more items (`failure` if producing failed).
+    package func finish(_ failure: TSDBError?) {
         state.withLock { s in
             s.finished = true
             s.failure = failure
@@ -114,11 +115,11 @@ final class ChunkPipe: @unchecked Sendable {
         filled.signal()
     }
 
-    /// Consumer: the next chunk, or nil at the end; throws the producer's failure.
-    func take() throws(TSDBError) -> ParsedDayFile? {
+    /// Consumer: the next item, or nil at the end; throws the producer's failure.
+    package func take() throws(TSDBError) -> Item? {
         filled.wait()
-        let next: Result<ParsedDayFile?, TSDBError> = state.withLock { s in
-            if !s.chunks.isEmpty { return .success(s.chunks.removeFirst()) }
+        let next: Result<Item?, TSDBError> = state.withLock { s in
+            if !s.items.isEmpty { return .success(s.items.removeFirst()) }
             return s.failure.map { .failure($0) } ?? .success(nil)
         }
         free.signal()
@@ -126,7 +127,7 @@ final class ChunkPipe: @unchecked Sendable {
     }
 
     /// Consumer: stops the producer (it fails its next `put`).
-    func cancel() {
+    package func cancel() {
         state.withLock { $0.cancelled = true }
         free.signal()
     }

@@ -20,7 +20,7 @@ extension Compactor {
         mergingExport = true
         defer { mergingExport = false }
         // The export is read on another thread while this one merges and writes.
-        let pipe = ChunkPipe(capacity: 2)
+        let pipe = BoundedPipe<ParsedDayFile>(capacity: 2)
         let reader = options.exportReader
         DispatchQueue.global().async {
             do throws(TSDBError) {
