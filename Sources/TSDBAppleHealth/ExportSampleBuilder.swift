@@ -19,15 +19,14 @@ extension ExportSamples {
         var units = RecentIDs()
         var sources = RecentIDs()
         var devices = RecentIDs()
-        var versions = RecentStrings()
         /// The heartbeat series' type and unit in this chunk's string table, once a beat needed them.
         var heartbeatIDs: (type: Int32, unit: Int32)?
-        /// Scratch for a sample's metadata JSON.
+        /// The open sample's metadata members, and scratch for its JSON.
+        var members = MetadataMembers()
         var json: [UInt8] = []
 
         struct Open {
             var sample: InternedSample
-            var metadata: [(String, JSONText)]
             /// Workouts and correlations keep their nested elements; records have none but beats.
             var keepsNested: Bool
             var children: [ExportNode] = []
@@ -56,8 +55,8 @@ extension ExportSamples {
                     begin(workout(e), e, keepsNested: true)
                 } else if e.isNamed("Correlation") {
                     begin(correlation(e), e, keepsNested: true)
-                } else if e.isNamed("MetadataEntry"), open != nil, let key = e.attribute("key") {
-                    open!.metadata.append((key, .string(e.attribute("value") ?? "")))
+                } else if e.isNamed("MetadataEntry"), open != nil, let key = e.rawAttribute("key") {
+                    members.append(xmlKey: key, xmlValue: e.rawAttribute("value") ?? Self.noBytes)
                 } else if e.isNamed("HeartRateVariabilityMetadataList") {
                     inBeats = e.kind == .start
                 } else if e.isNamed("InstantaneousBeatsPerMinute"), inBeats, let record = open?.sample {
@@ -91,11 +90,12 @@ extension ExportSamples {
                 source: id(s.source), device: id(s.device))
         }
 
-        mutating func begin(
-            _ s: (InternedSample, [(String, JSONText)])?, _ e: HealthXMLScanner.Element, keepsNested: Bool = false
-        ) {
+        static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
+        /// Opens `s`, whose metadata so far is in ``members``.
+        mutating func begin(_ s: InternedSample?, _ e: HealthXMLScanner.Element, keepsNested: Bool = false) {
             guard let s else { return }
-            open = Open(sample: s.0, metadata: s.1, keepsNested: keepsNested)
+            open = Open(sample: s, keepsNested: keepsNested)
             if e.kind == .empty { close() }
         }
 
@@ -109,12 +109,13 @@ extension ExportSamples {
                     close()  // the workout's or correlation's own end
                 }
             case .start, .empty:
-                if e.isNamed("MetadataEntry"), let key = e.attribute("key") {
-                    let value = e.attribute("value") ?? ""
+                if e.isNamed("MetadataEntry"), let key = e.rawAttribute("key") {
+                    let value = e.rawAttribute("value") ?? Self.noBytes
                     if nested.isEmpty {
-                        open!.metadata.append((key, .string(value)))
+                        members.append(xmlKey: key, xmlValue: value)
                     } else {
-                        nested[nested.count - 1].metadata.append((key, value))
+                        nested[nested.count - 1].metadata.append(
+                            (HealthXMLScanner.decode(key), HealthXMLScanner.decode(value)))
                     }
                     return
                 }
@@ -147,17 +148,20 @@ extension ExportSamples {
 
         mutating func close() {
             // Moved out, not copied: a copy retains each of the sample's strings once more.
-            guard var o = open.take() else { return }
+            guard let o = open.take() else { return }
             nested.removeAll()
             inBeats = false
             for (name, nodes) in ExportNode.grouped(o.children) {
-                o.metadata.append((Self.nestedKeys[name] ?? name, .nodes(nodes)))
+                json.removeAll(keepingCapacity: true)
+                JSONText.nodes(nodes).append(to: &json)
+                members.append(Self.nestedKeys[name] ?? name, json: json)
             }
             var metadata = ParsedDayFile.absentText
-            if !o.metadata.isEmpty {
+            if !members.isEmpty {
                 json.removeAll(keepingCapacity: true)
-                JSONText.object(o.metadata).append(to: &json)
+                members.writeJSON(into: &json)
                 metadata = json.withUnsafeBytes { parsed.intern($0) }
+                members.removeAll()
             }
             let s = o.sample
             parsed.add(
@@ -193,12 +197,12 @@ extension ExportSamples {
             let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
             let start = day * 86_400_000_000 - Int64(exportOffset) * 60_000_000
             let form = TimeForm(offsetMinutes: Int16(exportOffset))
-            var metadata: [(String, JSONText)] = []
-            for (k, v) in e.attributes where k != "dateComponents" { metadata.append((k, .string(v))) }
+            members.removeAll()
+            for (k, v) in e.attributes where k != "dateComponents" { members.append(k, string: v) }
             let sample = Sample(
                 type: "HKActivitySummaryTypeIdentifier", start: Timestamp(microseconds: start, form: form),
                 end: Timestamp(microseconds: start + 86_400_000_000, form: form), value: .null, unit: .null)
-            open = Open(sample: interned(sample), metadata: metadata, keepsNested: false)
+            open = Open(sample: interned(sample), keepsNested: false)
             close()
         }
 
@@ -212,16 +216,16 @@ extension ExportSamples {
             return (stamp(s), stamp(t))
         }
 
-        mutating func common(_ e: HealthXMLScanner.Element) -> [(String, JSONText)] {
-            var m: [(String, JSONText)] = []
-            if let v = versions.string(e.rawAttribute("sourceVersion")) { m.append(("HKSourceVersion", .string(v))) }
-            if let v = e.attribute("creationDate") { m.append(("HKCreationDate", .string(v))) }
-            return m
+        /// Starts the metadata of a record, workout or correlation with what they all carry.
+        mutating func common(_ e: HealthXMLScanner.Element) {
+            members.removeAll()
+            if let v = e.rawAttribute("sourceVersion") { members.append("HKSourceVersion", xmlValue: v) }
+            if let v = e.rawAttribute("creationDate") { members.append("HKCreationDate", xmlValue: v) }
         }
 
-        mutating func record(_ e: HealthXMLScanner.Element) -> (InternedSample, [(String, JSONText)])? {
+        mutating func record(_ e: HealthXMLScanner.Element) -> InternedSample? {
             guard let type = types.id(e.rawAttribute("type"), &parsed), let (start, end) = span(e) else { return nil }
-            var metadata = common(e)
+            common(e)
             var value = SampleValue.absent
             if let raw = e.rawAttribute("value") {
                 if let number = ExportSamples.number(raw: raw) {
@@ -232,7 +236,7 @@ extension ExportSamples {
                         value = .decimal(ExactDecimal(mantissa: category, scale: 0))
                     } else {
                         value = .null
-                        metadata.append(("HKCategoryValueLabel", .string(label)))
+                        members.append("HKCategoryValueLabel", string: label)
                     }
                 }
             }
@@ -243,41 +247,42 @@ extension ExportSamples {
                 unit: units.id(e.rawAttribute("unit"), &parsed) ?? null,
                 source: sources.id(e.rawAttribute("sourceName"), &parsed) ?? null,
                 device: devices.id(e.rawAttribute("device"), &parsed) ?? null)
-            return (sample, metadata)
+            return sample
         }
 
         /// A correlation (blood pressure, food): its records are nested in its metadata
         /// (`HKCorrelationObjects`), and stored as samples of their own from the top level.
-        mutating func correlation(_ e: HealthXMLScanner.Element) -> (InternedSample, [(String, JSONText)])? {
+        mutating func correlation(_ e: HealthXMLScanner.Element) -> InternedSample? {
             guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
             let sample = Sample(
                 type: type, start: start, end: end, value: .null, unit: .null,
                 source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
-            return (interned(sample), common(e))
+            common(e)
+            return interned(sample)
         }
 
-        mutating func workout(_ e: HealthXMLScanner.Element) -> (InternedSample, [(String, JSONText)])? {
+        mutating func workout(_ e: HealthXMLScanner.Element) -> InternedSample? {
             guard let (start, end) = span(e) else { return nil }
-            var metadata = common(e)
+            common(e)
             if let label = e.attribute("workoutActivityType") {
                 if let id = ExportSamples.activityTypes[label] {
-                    metadata.append(("workoutActivityType", .number(String(id))))
+                    members.append("workoutActivityType", json: Array(String(id).utf8))
                 } else {
-                    metadata.append(("workoutActivityTypeName", .string(label)))
+                    members.append("workoutActivityTypeName", string: label)
                 }
             }
             for key: StaticString in ["duration", "totalDistance", "totalEnergyBurned"] {
                 if let v = e.attribute(key), ExportSamples.number(v) != nil {
-                    metadata.append(("\(key)", .number(v)))
+                    members.append("\(key)", json: Array(v.utf8))
                 }
             }
             for key: StaticString in ["durationUnit", "totalDistanceUnit", "totalEnergyBurnedUnit"] {
-                if let v = e.attribute(key) { metadata.append(("\(key)", .string(v))) }
+                if let v = e.attribute(key) { members.append("\(key)", string: v) }
             }
             let sample = Sample(
                 type: "HKWorkoutTypeIdentifier", start: start, end: end, value: .null, unit: .null,
                 source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
-            return (interned(sample), metadata)
+            return interned(sample)
         }
     }
 }

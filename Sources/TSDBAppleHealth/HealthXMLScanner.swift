@@ -255,6 +255,16 @@ struct HealthXMLScanner {
         guard v.contains(0x26) else { return String(decoding: v, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(v.count)
+        decode(v, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``decode(_:)``'s bytes, appended to `out` (invalid UTF-8 is left as it is).
+    static func decode(_ v: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        guard v.contains(0x26) else {
+            out.append(contentsOf: v)
+            return
+        }
         var k = 0
         while k < v.count {
             guard v[k] == 0x26, let semi = (k + 1..<min(v.count, k + 12)).first(where: { v[$0] == 0x3B }) else {
@@ -285,6 +295,5 @@ struct HealthXMLScanner {
                 k += 1
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }

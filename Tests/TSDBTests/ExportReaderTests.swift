@@ -156,6 +156,49 @@ final class ExportReaderTests: XCTestCase {
         XCTAssertNil(recent.id(nil, &parsed))
     }
 
+    /// Metadata written from bytes is the canonical JSON the string form writes (JSONText), for
+    /// members in any order with repeated keys, entities, control characters, non-ASCII and
+    /// invalid UTF-8, numbers and nested JSON.
+    func testMetadataMembersWriteWhatJSONTextWrites() throws {
+        let texts: [[UInt8]] = [
+            Array("HKCreationDate".utf8), Array("HKMetadataKeyHeartRateMotionContext".utf8), Array("a".utf8),
+            Array("Ab".utf8), [], Array("Tom&apos;s &#x1F600; &amp; \u{0B}".utf8), Array("line\nbreak\t\"q\" \\".utf8),
+            [0x41, 0xFF, 0xC3], Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8), Array("&bogus; &#99999999;".utf8),
+        ]
+        var random = SplitMix64(seed: 5)
+        func pick() -> [UInt8] { texts[Int(random.next() % UInt64(texts.count))] }
+        for round in 0..<2_000 {
+            var members = MetadataMembers()
+            var oracle: [(String, JSONText)] = []
+            for _ in 0..<Int(random.next() % 6) {
+                let (key, value) = (pick(), pick())
+                switch random.next() % 3 {
+                case 0:
+                    key.withUnsafeBytes { k in value.withUnsafeBytes { members.append(xmlKey: k, xmlValue: $0) } }
+                    oracle.append(
+                        key.withUnsafeBytes { k in
+                            value.withUnsafeBytes { (HealthXMLScanner.decode(k), .string(HealthXMLScanner.decode($0))) }
+                        })
+                case 1:
+                    let (k, v) = (String(decoding: key, as: UTF8.self), String(decoding: value, as: UTF8.self))
+                    members.append(k, string: v)
+                    oracle.append((k, .string(v)))
+                default:
+                    let k = String(decoding: key, as: UTF8.self)
+                    let number = String(random.next() % 1000) + ".5"
+                    members.append(k, json: Array(number.utf8))
+                    oracle.append((k, .number(number)))
+                }
+            }
+            var written: [UInt8] = []
+            if !members.isEmpty { members.writeJSON(into: &written) }
+            var expected: [UInt8] = []
+            if !oracle.isEmpty { JSONText.object(oracle).append(to: &expected) }
+            XCTAssertEqual(
+                String(decoding: written, as: UTF8.self), String(decoding: expected, as: UTF8.self), "round \(round)")
+        }
+    }
+
     func testDamagedArchivesAreClearErrors() throws {
         let folder = TemporaryFolder("damaged-export")
         defer { folder.cleanup() }

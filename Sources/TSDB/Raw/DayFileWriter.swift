@@ -36,16 +36,19 @@ public enum DayFileWriter {
     /// A JSON string literal; plain ASCII text (the common case) is copied without escaping work.
     public static func appendJSONString(_ s: String, to out: inout [UInt8]) {
         var text = s
-        let plain = text.withUTF8 { bytes in
-            guard bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) else { return false }
+        text.withUTF8 { appendJSONString(utf8: UnsafeRawBufferPointer($0), to: &out) }
+    }
+
+    /// ``appendJSONString(_:to:)`` for text already in UTF-8 bytes.
+    package static func appendJSONString(utf8 bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
             out.append(0x22)
             out.append(contentsOf: bytes)
             out.append(0x22)
-            return true
+            return
         }
-        if plain { return }
         var w = ByteWriter()
-        JSONScanner.writeString(s.utf8, into: &w)
+        JSONScanner.writeString(bytes, into: &w)
         out.append(contentsOf: w.bytes)
     }
 
