@@ -147,6 +147,7 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
             "\(r.monthsRebuilt) rebuilt from raw files, \(r.monthsAppended) extended with new files; "
             + "\(plural(r.segmentsWritten, "segment")) written"
             + (r.blocksKept > 0 ? " (\(formatCount(r.blocksKept)) of their stored blocks kept as they were)" : "")
+            + unchanged(r)
         return "updated in \(milliseconds) ms: \(files)\n  months:    \(months)\n" + store
     }
     let throughput = r.elapsedSeconds > 0 ? Double(r.bytesRead) / r.elapsedSeconds / 1e6 : 0
@@ -161,5 +162,12 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
     let samples =
         "\(formatCount(r.samplesRead)) read, \(formatCount(r.duplicatesDropped)) identical repeats "
         + "(within or across day files) stored once"
-    return read + "\n  samples:   " + samples + "\n" + store
+    let segments =
+        r.segmentsUnchanged > 0 ? "\n  segments:  \(formatCount(r.segmentsWritten)) written" + unchanged(r) : ""
+    return read + "\n  samples:   " + samples + segments + "\n" + store
+}
+
+/// Segments a run made again byte for byte keep their files: said only when there are some.
+private func unchanged(_ r: CompactionReport) -> String {
+    r.segmentsUnchanged > 0 ? ", \(formatCount(r.segmentsUnchanged)) unchanged (same bytes, files kept)" : ""
 }

@@ -58,9 +58,6 @@ final class ExportCompactionTests: XCTestCase {
         XCTAssertNotNil(reference["HKWorkoutRouteTypeIdentifier"])
     }
 
-    /// A kept export whose bytes are the same but whose mtime moved (a `touch`, a restore from a
-    /// backup) is recognised by its hash: the next compaction rewrites no segment, records the
-    /// new mtime, and the one after is up to date.
     /// A generated export of `days` imported with `tsdb import` into `folder/store`; returns the
     /// store and the path of its kept copy of the export.
     func importedExport(_ folder: TemporaryFolder, days: Int) throws -> (store: String, kept: String) {
@@ -73,6 +70,52 @@ final class ExportCompactionTests: XCTestCase {
         return (store, store + "/exports/" + kept[0])
     }
 
+    /// Each segment's path and bytes, by type and month.
+    func segments(_ store: String) throws -> [String: (path: String, bytes: Data)] {
+        var out: [String: (path: String, bytes: Data)] = [:]
+        for s in try Store(at: store).manifest.segments {
+            out["\(s.type) \(s.year)-\(s.month)"] = (
+                s.path, try Data(contentsOf: URL(fileURLWithPath: store + "/tsdb/" + s.path))
+            )
+        }
+        return out
+    }
+
+    /// A newer export (the same history and one more day) rewrites only the segments whose bytes
+    /// change; the others keep their files, and every segment is what importing the newer export
+    /// alone writes.
+    func testANewerExportRewritesOnlyTheSegmentsItChanges() throws {
+        let folder = TemporaryFolder("export-newer")
+        defer { folder.cleanup() }
+        var o = HealthDataGenerator.Options()
+        o.days = 45
+        try AppleExportGenerator(options: o).write(to: folder.path + "/older.zip")
+        o.days = 46
+        try AppleExportGenerator(options: o).write(to: folder.path + "/newer.zip")
+        let store = folder.path + "/store"
+        XCTAssertEqual(try tsdbShell(["import", folder.path + "/older.zip", "--store", store]).status, 0)
+        let before = try segments(store)
+        let r = try tsdbShell(["import", folder.path + "/newer.zip", "--store", store])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let after = try segments(store)
+        let kept = after.filter { before[$0.key]?.path == $0.value.path }
+        XCTAssertGreaterThan(kept.count, after.count / 2, "most months are the same: \(r.stdout)")
+        XCTAssertLessThan(kept.count, after.count)
+        XCTAssertTrue(r.stdout.contains("\(kept.count) unchanged (same bytes, files kept)"), r.stdout)
+        for (key, old) in before where kept[key] == nil && after[key] != nil {
+            XCTAssertNotEqual(after[key]!.bytes, old.bytes, "\(key) was written again with the same bytes")
+        }
+
+        let alone = folder.path + "/alone"
+        XCTAssertEqual(try tsdbShell(["import", folder.path + "/newer.zip", "--store", alone]).status, 0)
+        let expected = try segments(alone)
+        XCTAssertEqual(Set(after.keys), Set(expected.keys))
+        for (key, segment) in expected { XCTAssertEqual(after[key]?.bytes, segment.bytes, key) }
+    }
+
+    /// A kept export whose bytes are the same but whose mtime moved (a `touch`, a restore from a
+    /// backup) is recognised by its hash: the next compaction rewrites no segment, records the
+    /// new mtime, and the one after is up to date.
     func testATouchedExportIsRecognisedByItsHash() throws {
         let folder = TemporaryFolder("export-touched")
         defer { folder.cleanup() }

@@ -23,8 +23,10 @@ public struct CompactionReport: Sendable {
     /// Every segment was rebuilt from every raw file (first run, `rebuild`, or a large change).
     public var isFullRebuild: Bool { monthsRebuilt < 0 }
     public var types = 0
-    /// Segment files written by this run.
+    /// Segment files written by this run, and segments it made again byte for byte, which kept
+    /// their published files.
     public var segmentsWritten = 0
+    public var segmentsUnchanged = 0
     /// Segment files in the store afterwards, and their total size.
     public var segmentsTotal = 0
     public var segmentBytes = 0

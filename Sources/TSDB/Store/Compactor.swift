@@ -68,6 +68,12 @@ public final class Compactor {
     var written: [MonthKey: Manifest.SegmentEntry] = [:]
     /// Stored blocks that the rewrite of a (type, month) keeps as they are (IncrementalCompaction.swift).
     var prefixes: [MonthKey: SegmentPrefix] = [:]
+    /// The published generation's segments by type and month: one that a full rebuild (not an
+    /// explicit `rebuild`) writes again byte for byte keeps its file (a newer export rewrites only
+    /// the months it changes).
+    var publishedSegments: [String: Manifest.SegmentEntry] = [:]
+    /// Segments written this run that kept a published file.
+    var segmentsKept = 0
     var late: [MonthKey: [PackedSample]] = [:]
     var directoriesToSync = Set<String>()
     var generation: UInt64 = 1
@@ -106,6 +112,10 @@ public final class Compactor {
             }
         }
         let previous = options.rebuild ? nil : published
+        // An explicit rebuild writes every file again, as asked.
+        publishedSegments = [:]
+        for s in previous?.segments ?? [] { publishedSegments[Self.segmentKey(s.type, s.monthIndex)] = s }
+        segmentsKept = 0
         generation = (published?.generation ?? 0) + 1
         report.generation = generation
         var rebuildMonths = options.rebuildMonths
@@ -234,7 +244,8 @@ public final class Compactor {
         }
         manifest.rawFiles.sort { $0.path < $1.path }
         manifest.segments = written.keys.sorted().map { written[$0]! }
-        report.segmentsWritten = written.count
+        report.segmentsWritten = written.count - segmentsKept
+        report.segmentsUnchanged = segmentsKept
         return manifest
     }
 
@@ -394,6 +405,14 @@ public final class Compactor {
         let bytes = samples.withUnsafeBufferPointer {
             writer.encode(type: type, year: y, month: m, samples: $0, strings: strings, after: prefix)
         }
+        let crc = CRC32C.checksum(bytes)
+        if let old = publishedSegments[Self.segmentKey(type, key.month)], old.fileSize == bytes.count,
+            old.fileCRC == crc, fileHolds(old.path, bytes)
+        {
+            written[key] = old
+            segmentsKept += 1
+            return
+        }
         let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
         let path = layout.storeDirectory + "/" + relative
         let directory = FileSystem.parentDirectory(path)
@@ -405,9 +424,18 @@ public final class Compactor {
         directoriesToSync.insert(directory)
         written[key] = Manifest.SegmentEntry(
             type: type, year: y, month: m, path: relative, fileSize: bytes.count,
-            fileCRC: CRC32C.checksum(bytes), sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
+            fileCRC: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
             firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
             maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
+    }
+
+    static func segmentKey(_ type: String, _ month: MonthIndex) -> String { "\(type) \(month.rawValue)" }
+
+    /// Whether the store file at `relative` holds exactly `bytes` (read back, not trusted from the manifest).
+    func fileHolds(_ relative: String, _ bytes: [UInt8]) -> Bool {
+        guard let file = try? MappedFile(path: layout.storeDirectory + "/" + relative), file.count == bytes.count
+        else { return false }
+        return file.withBytes { mapped in bytes.withUnsafeBytes { $0.elementsEqual(mapped) } }
     }
 
     /// Sorts by start, then by every other field (so output does not depend on input order),

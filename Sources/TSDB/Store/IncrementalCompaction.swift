@@ -141,7 +141,8 @@ extension Compactor {
         try flush(before: .max)
         report.monthsRebuilt = rebuild.count
         report.monthsAppended = append.count
-        report.segmentsWritten = written.count
+        report.segmentsWritten = written.count - segmentsKept
+        report.segmentsUnchanged = segmentsKept
 
         var manifest = Manifest()
         let replaced = rebuild.union(append)
