@@ -21,6 +21,8 @@ extension ExportSamples {
         var devices = RecentIDs()
         /// The heartbeat series' type and unit in this chunk's string table, once a beat needed them.
         var heartbeatIDs: (type: Int32, unit: Int32)?
+        /// Elements left out, by why: how many, and the line of the first.
+        var skipped: [String: (count: Int, line: Int)] = [:]
         /// The open sample's metadata members, and scratch for its JSON.
         var members = MetadataMembers()
         var json: [UInt8] = []
@@ -67,6 +69,10 @@ extension ExportSamples {
                     exportOffset = p.offsetMinutes
                 }
             }
+        }
+
+        mutating func skip(_ why: String, line: Int) {
+            skipped[why, default: (0, line)].count += 1
         }
 
         /// Starts the next chunk: a new string table, so the remembered ids go too.
@@ -174,7 +180,10 @@ extension ExportSamples {
         mutating func beat(_ e: HealthXMLScanner.Element, of record: InternedSample) {
             guard let bpm = e.attribute("bpm").flatMap(ExportSamples.number), let time = e.attribute("time"),
                 let (micros, fraction) = ExportSamples.timeOfDay(time)
-            else { return }
+            else {
+                skip("heartbeats without a readable bpm or time", line: e.line)
+                return
+            }
             let ids = heartbeatIDs ?? (parsed.intern(Self.heartbeatType), parsed.intern("count/min"))
             heartbeatIDs = ids
             let offset = Int64(record.start.form.offsetMinutes) * 60_000_000
@@ -191,7 +200,10 @@ extension ExportSamples {
         }
 
         mutating func activitySummary(_ e: HealthXMLScanner.Element) {
-            guard let date = e.attribute("dateComponents"), DayFileParser.isCalendarDate(date) else { return }
+            guard let date = e.attribute("dateComponents"), DayFileParser.isCalendarDate(date) else {
+                skip("ActivitySummary elements without a readable dateComponents", line: e.line)
+                return
+            }
             let u = Array(date.utf8)
             func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
             let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
@@ -224,7 +236,14 @@ extension ExportSamples {
         }
 
         mutating func record(_ e: HealthXMLScanner.Element) -> InternedSample? {
-            guard let type = types.id(e.rawAttribute("type"), &parsed), let (start, end) = span(e) else { return nil }
+            guard let type = types.id(e.rawAttribute("type"), &parsed) else {
+                skip("Record elements without a type", line: e.line)
+                return nil
+            }
+            guard let (start, end) = span(e) else {
+                skip("Record elements without readable startDate and endDate (end not before start)", line: e.line)
+                return nil
+            }
             common(e)
             var value = SampleValue.absent
             if let raw = e.rawAttribute("value") {
@@ -253,7 +272,10 @@ extension ExportSamples {
         /// A correlation (blood pressure, food): its records are nested in its metadata
         /// (`HKCorrelationObjects`), and stored as samples of their own from the top level.
         mutating func correlation(_ e: HealthXMLScanner.Element) -> InternedSample? {
-            guard let type = e.attribute("type"), let (start, end) = span(e) else { return nil }
+            guard let type = e.attribute("type"), let (start, end) = span(e) else {
+                skip("Correlation elements without a type or readable dates", line: e.line)
+                return nil
+            }
             let sample = Sample(
                 type: type, start: start, end: end, value: .null, unit: .null,
                 source: OptionalText(e.attribute("sourceName")), device: OptionalText(e.attribute("device")))
@@ -262,7 +284,10 @@ extension ExportSamples {
         }
 
         mutating func workout(_ e: HealthXMLScanner.Element) -> InternedSample? {
-            guard let (start, end) = span(e) else { return nil }
+            guard let (start, end) = span(e) else {
+                skip("Workout elements without readable dates", line: e.line)
+                return nil
+            }
             common(e)
             if let label = e.attribute("workoutActivityType") {
                 if let id = ExportSamples.activityTypes[label] {

@@ -44,16 +44,26 @@ public enum ExportSamples {
         try ExportReader.forEachFile(in: path, folder: "workout-routes/", suffix: ".gpx") {
             (relative, bytes) throws(TSDBError) in
             let reference = "/" + relative
-            _ = RoutePoints.add(
+            let unreadable = RoutePoints.add(
                 gpx: bytes, file: reference, route: builder.routeReferences[reference], to: &builder.parsed)
+            if unreadable > 0 {
+                builder.skipped["route points without a time or position", default: (0, 0)].count += unreadable
+            }
             try handOver(atLeast: chunkSamples)
         }
         try ExportReader.forEachFile(in: path, folder: "electrocardiograms/", suffix: ".csv") {
             (relative, bytes) throws(TSDBError) in
-            _ = Electrocardiograms.add(csv: bytes, file: "/" + relative, to: &builder.parsed)
+            if !Electrocardiograms.add(csv: bytes, file: "/" + relative, to: &builder.parsed) {
+                builder.skipped["electrocardiogram files this does not read", default: (0, 0)].count += 1
+            }
             try handOver(atLeast: chunkSamples)
         }
-        try handOver(atLeast: 1)
+        // What was left out, once, with the last chunk.
+        for (why, seen) in builder.skipped.sorted(by: { $0.key < $1.key }) {
+            builder.parsed.warn(
+                "\(why): \(seen.count) left out" + (seen.line > 0 ? " (the first at line \(seen.line))" : ""))
+        }
+        try handOver(atLeast: builder.skipped.isEmpty ? 1 : 0)
     }
 
     static let categoryValues: [String: Int64] = [

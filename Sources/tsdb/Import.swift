@@ -105,6 +105,7 @@ extension Import {
             output(
                 "imported \(formatBytes(inv.xmlBytes)) of XML in \(fixed(seconds, 2)) s "
                     + "(\(fixed(Double(inv.xmlBytes) / 1e6 / max(seconds, 1e-9), 0)) MB/s)")
+            reportSamples(report)
         }
         let skipped = Self.notImported(inv)
         if !skipped.isEmpty {
@@ -113,6 +114,28 @@ extension Import {
                     + "; tsdb import --check also lists the elements it does not import")
         }
         if report.isPartial { throw ExitCode(2) }
+    }
+
+    /// What the export gave, by type (most first), the days it covers and what was left out.
+    func reportSamples(_ r: CompactionReport) {
+        guard let span = r.exportSpan else { return }
+        func day(_ t: Int64) -> String {
+            String(Timestamp(microseconds: t, form: TimeForm(isZulu: true)).description.prefix(10))
+        }
+        let total = r.exportSamples.values.reduce(0, +)
+        output(
+            "\(formatCount(total)) samples of \(plural(r.exportSamples.count, "type")) from the export, "
+                + "\(day(span.lowerBound)) to \(day(span.upperBound)) (UTC):")
+        let workouts = r.exportSamples["HKWorkoutTypeIdentifier"] ?? 0
+        for (type, n) in r.exportSamples.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }).prefix(top) {
+            output("  \(formatCount(n).leftPadded(9))  \(TypeNames.shortName(type))")
+        }
+        if r.exportSamples.count > top { output("  … and \(r.exportSamples.count - top) more types") }
+        if workouts > 0 {
+            let points = r.exportSamples["HKWorkoutRouteTypeIdentifier"] ?? 0
+            output("\(plural(workouts, "workout")), \(formatCount(points)) route points")
+        }
+        for finding in r.exportFindings { output(finding) }
     }
 
     /// Files of the archive the store does not read (the outline lists files, not elements).

@@ -118,6 +118,43 @@ final class ImportTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(nights.count { ($0.secondsByValue[4] ?? 0) > 0 }, nights.count - 2, "deep sleep")
     }
 
+    /// The import ends with what the export gave (samples by type, the days they cover, the
+    /// workouts and route points) and what it left out, why, and where the first one is.
+    func testTheReportSaysWhatWasImportedAndWhatWasLeftOut() throws {
+        let folder = TemporaryFolder("import-report")
+        defer { folder.cleanup() }
+        func record(_ value: Int, _ start: String, type: String = " type=\"HKQuantityTypeIdentifierHeartRate\"")
+            -> String
+        {
+            " <Record\(type) sourceName=\"Watch\" unit=\"count/min\" value=\"\(value)\" "
+                + "startDate=\"\(start)\" endDate=\"\(start)\"/>"
+        }
+        let lines = [
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", "<HealthData locale=\"en_US\">",
+            " <ExportDate value=\"2025-03-05 10:00:00 +0100\"/>",
+            record(61, "2025-03-01 08:00:00 +0100"), record(62, "2025-03-01 08:01:00 +0100"),
+            record(63, "2025-03-03 23:30:00 +0100"),
+            record(64, "2025-03-02 08:02:00 +0100", type: ""),  // line 7: no type
+            record(65, "yesterday"),  // line 8: no readable date
+            record(66, "2025-02-30 08:00:00 +0100"),  // line 9: a day February does not have
+            " <Workout workoutActivityType=\"HKWorkoutActivityTypeRunning\" sourceName=\"Watch\" "
+                + "startDate=\"2025-03-02 18:00:00 +0100\" endDate=\"2025-03-02 18:30:00 +0100\"/>",
+            "</HealthData>",
+        ]
+        folder.write(lines.joined(separator: "\n") + "\n", to: "export.xml")
+        let r = try tsdbShell(["import", folder.path + "/export.xml", "--store", folder.path + "/store"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(
+            r.stdout.contains("4 samples of 2 types from the export, 2025-03-01 to 2025-03-03 (UTC):"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("\n          3  HeartRate\n          1  Workout\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("1 workout, 0 route points"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Record elements without a type: 1 left out (the first at line 7)"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains(
+                "Record elements without readable startDate and endDate (end not before start): 2 left out "
+                    + "(the first at line 8)"), r.stdout)
+    }
+
     func testADamagedExportWritesNothing() throws {
         let folder = TemporaryFolder("import-damaged")
         defer { folder.cleanup() }

@@ -30,6 +30,9 @@ package struct ParsedDayFile {
 
     package var sampleCount: Int { samples.count }
 
+    /// Notes a non-fatal finding (compaction lists them with the file's path).
+    package mutating func warn(_ finding: String) { warnings.append(finding) }
+
     /// String ids for ``add(_:_:_:type:unit:source:device:metadata:)``: the key was absent, or `null`.
     package static let absentText = PackedSample.absent
     package static let nullText = PackedSample.null

@@ -50,6 +50,12 @@ public struct CompactionReport: Sendable {
     public var generation: UInt64 = 0
     public var elapsedSeconds = 0.0
 
+    /// Samples read from the Apple Health export, by type, and the first and last start among them.
+    public var exportSamples: [String: Int] = [:]
+    public var exportSpan: ClosedRange<Int64>?
+    /// What the export reader left out, and why (also among `warnings`, with the export's path).
+    public var exportFindings: [String] = []
+
     /// True when some input was skipped: the store is consistent but incomplete.
     public var isPartial: Bool { !skipped.isEmpty }
 }

@@ -36,6 +36,7 @@ extension Compactor {
         do throws(TSDBError) {
             while let chunk = try pipe.take() {
                 count += chunk.samples.count
+                noteExportChunk(chunk, of: file)
                 if chunk.readProgress.total > 0 {
                     progress(Double(chunk.readProgress.done) / Double(chunk.readProgress.total))
                 }
@@ -54,6 +55,23 @@ extension Compactor {
         return Manifest.RawFileEntry(
             path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds, contentHash: hash,
             sampleCount: count, months: months.sorted())
+    }
+
+    /// Counts a chunk's samples by type and span for the report, and keeps its findings.
+    func noteExportChunk(_ chunk: ParsedDayFile, of file: RawFile) {
+        var byType: [Int32: Int] = [:]
+        var (first, last) = (Int64.max, Int64.min)
+        for s in chunk.samples {
+            byType[s.type, default: 0] += 1
+            (first, last) = (min(first, s.start), max(last, s.start))
+        }
+        for (type, n) in byType { report.exportSamples[chunk.strings.string(type), default: 0] += n }
+        if first <= last {
+            let span = report.exportSpan
+            report.exportSpan = min(span?.lowerBound ?? first, first)...max(span?.upperBound ?? last, last)
+        }
+        report.exportFindings += chunk.warnings
+        report.warnings += chunk.warnings.map { "\(file.absolutePath): \($0)" }
     }
 
     /// Writes every pending (type, month) the export has moved past: a type this chunk does not
