@@ -45,11 +45,30 @@ struct Compact: ParsableCommand {
     @Flag(help: "Print warnings (e.g. ignored unknown keys) and the names under raw/ that are not day files.")
     var verbose = false
 
+    var request: CompactRequest {
+        CompactRequest(
+            directory: directory, store: storeOption.store, codec: codec, zstdLevel: zstdLevel, threads: threads,
+            blockSize: blockSize, rebuild: rebuild, noWait: noWait, verbose: verbose)
+    }
+
+    func run() throws { try request.run() }
+}
+
+/// A `tsdb compact` as plain values: made from ``Compact``'s parsed options, or by
+/// ``QuickCompact`` without ArgumentParser.
+struct CompactRequest: Equatable {
+    var directory, store, codec: String?
+    var zstdLevel: Int32?
+    var threads, blockSize: Int?
+    var rebuild = false
+    var noWait = false
+    var verbose = false
+
     func run() throws {
-        if directory != nil && storeOption.store != nil {
+        if directory != nil && store != nil {
             throw ValidationError("give the folder either as an argument or with --store, not both")
         }
-        let layout = try directory.map { try StoreLayout.locate($0) } ?? storeOption.layout()
+        let layout = try directory.map { try StoreLayout.locate($0) } ?? StoreOption.layout(store)
         var options = CompactionOptions()
         let layoutOptions = [
             codec.map { _ in "--codec" }, zstdLevel.map { _ in "--zstd-level" }, blockSize.map { _ in "--block-size" },

@@ -35,7 +35,7 @@ struct Demo: ParsableCommand {
 
         output("\n2. compacting")
         let layout = try StoreLayout.locate(directory)
-        _ = try Compact.parse([directory]).compact(layout, CompactionOptions())
+        _ = try CompactRequest(directory: directory).compact(layout, CompactionOptions())
 
         output("\n3. what is stored (tsdb stats)")
         let store = try Store(layout: layout)

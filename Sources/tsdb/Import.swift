@@ -93,7 +93,7 @@ extension Import {
                 + (inv.exportDate.map { " (exported \($0))" } ?? ""))
         let report: CompactionReport
         do {
-            report = try Compact.parse([]).compact(layout, CompactionOptions())
+            report = try CompactRequest().compact(layout, CompactionOptions())
         } catch {
             ExportImport.discard(kept, in: layout)
             if !kept.alreadyImported { printError("the export was not imported; the store is as it was") }

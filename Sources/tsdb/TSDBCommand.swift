@@ -33,9 +33,12 @@ struct TSDBCommand: ParsableCommand {
     static func main() {
         StandardOutput.prepare()
         let arguments = Array(CommandLine.arguments.dropFirst())
-        // A plain `tsdb query` runs without ArgumentParser (``QuickQuery``).
+        // A plain `tsdb query` or `tsdb compact` runs without ArgumentParser (``PlainArguments``).
         if arguments.first == "query", let request = QuickQuery.parse(Array(arguments.dropFirst())) {
             finish(Query.self) { try request.run() }
+        }
+        if arguments.first == "compact", let request = QuickCompact.parse(Array(arguments.dropFirst())) {
+            finish(Compact.self) { try request.run() }
         }
         let command: ParsableCommand
         do {
@@ -134,7 +137,9 @@ struct StoreOption: ParsableArguments {
 
     var path: String { Self.path(store) }
 
-    func layout() throws -> StoreLayout { try StoreLayout.locate(path) }
+    func layout() throws -> StoreLayout { try Self.layout(store) }
+
+    static func layout(_ store: String?) throws -> StoreLayout { try StoreLayout.locate(path(store)) }
 
     func open() throws -> Store { try Self.open(store) }
 

@@ -31,3 +31,23 @@ import Testing
         #expect(QuickQuery.parse(arguments) == nil, "\(arguments)")
     }
 }
+
+/// `tsdb compact` read by hand (``QuickCompact``): the same request as ArgumentParser's, or nil.
+@Suite struct QuickCompactTests {
+    @Test(arguments: [
+        [], ["/data/apple-health"], ["--store", "/data"], ["--store=/data", "--rebuild", "--verbose"],
+        ["--no-wait", "imports"], ["--rebuild", "x", "--no-wait", "--verbose"],
+    ])
+    func plainArgumentsAskForWhatArgumentParserReads(arguments: [String]) throws {
+        let quick = try #require(QuickCompact.parse(arguments), "\(arguments) is plain")
+        #expect(quick == (try Compact.parse(arguments)).request)
+    }
+
+    @Test(arguments: [
+        ["--help"], ["-h"], ["a", "b"], ["--codec", "zstd"], ["--threads", "2"], ["--rebuild", "--rebuild"],
+        ["--store"], ["--store", "--rebuild"], ["--rebuild=yes"], ["--zstd-level=3"], [""],
+    ])
+    func anythingElseIsLeftToArgumentParser(arguments: [String]) {
+        #expect(QuickCompact.parse(arguments) == nil, "\(arguments)")
+    }
+}
