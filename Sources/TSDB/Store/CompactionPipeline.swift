@@ -22,21 +22,35 @@ final class ParseJob: @unchecked Sendable {
     }
 }
 
-/// fsyncs files on a serial background queue; ``finish()`` waits for all and reports the first failure.
+/// fsyncs files in the background, a few at a time (the device serves flushes side by side);
+/// ``finish()`` waits for all and reports the first failure.
 final class BackgroundSyncer: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "tsdb.fsync")
-    private var failure: TSDBError?
+    private let queue = DispatchQueue(label: "tsdb.fsync", attributes: .concurrent)
+    private let group = DispatchGroup()
+    private let inFlight = DispatchSemaphore(value: 4)
+    private let failure = Locked<TSDBError?>(nil)
 
-    func sync(_ path: String) {
+    /// Queues an fsync of the file, or with `directory` of the directory, at `path`.
+    func sync(_ path: String, directory: Bool = false) {
+        group.enter()
         queue.async {
-            guard self.failure == nil else { return }
-            do throws(TSDBError) { try FileSystem.syncFile(path) } catch { self.failure = error }
+            self.inFlight.wait()
+            defer {
+                self.inFlight.signal()
+                self.group.leave()
+            }
+            guard self.failure.withLock({ $0 == nil }) else { return }
+            do throws(TSDBError) {
+                if directory { try FileSystem.syncDirectory(path) } else { try FileSystem.syncFile(path) }
+            } catch {
+                self.failure.withLock { f in if f == nil { f = error } }
+            }
         }
     }
 
     func finish() throws(TSDBError) {
-        let failure = queue.sync { self.failure }
-        if let failure { throw failure }
+        group.wait()
+        if let failure = failure.withLock({ $0 }) { throw failure }
     }
 }
 

@@ -162,8 +162,8 @@ public final class Compactor {
         // Durability before publication: every new segment (fsynced in the background as it was
         // written) and its directory entry, then the manifest.
         try syncer.finish()
-        for dir in directoriesToSync.sorted() { try FileSystem.syncDirectory(dir) }
-        try FileSystem.syncDirectory(layout.segmentsDirectory)
+        for dir in directoriesToSync.sorted() + [layout.segmentsDirectory] { syncer.sync(dir, directory: true) }
+        try syncer.finish()
         manifest.generation = generation
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
         DamageLog.clear(layout)
