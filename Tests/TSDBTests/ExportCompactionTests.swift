@@ -87,11 +87,8 @@ final class ExportCompactionTests: XCTestCase {
     func testANewerExportRewritesOnlyTheSegmentsItChanges() throws {
         let folder = TemporaryFolder("export-newer")
         defer { folder.cleanup() }
-        var o = HealthDataGenerator.Options()
-        o.days = 45
-        try AppleExportGenerator(options: o).write(to: folder.path + "/older.zip")
-        o.days = 46
-        try AppleExportGenerator(options: o).write(to: folder.path + "/newer.zip")
+        try writeGeneratedExport(days: 45, to: folder.path + "/older.zip")
+        try writeGeneratedExport(days: 46, to: folder.path + "/newer.zip")
         let store = folder.path + "/store"
         XCTAssertEqual(try tsdbShell(["import", folder.path + "/older.zip", "--store", store]).status, 0)
         let before = try segments(store)

@@ -267,11 +267,8 @@ final class ExportReaderTests: XCTestCase {
     func testBatchesHandOverTheScannedElementsAndFailures() throws {
         let folder = TemporaryFolder("batches")
         defer { folder.cleanup() }
-        var options = HealthDataGenerator.Options()
-        options.days = 10
-        options.seed = 4
         let path = folder.path + "/export.zip"
-        _ = try AppleExportGenerator(options: options).write(to: path)
+        try writeGeneratedExport(days: 10, seed: 4, to: path)
         func describe(_ e: HealthXMLScanner.Element) -> String {
             "\(e.kind) \(e.name) \(e.attributes.map { "\($0.name)=\($0.value)" }) \(e.line):\(e.offset)"
         }

@@ -156,22 +156,16 @@ import Testing
         let dir = try setUp(folder, days: 25)
         _ = try compact(dir)
         var rng = SplitMix64(seed: seed)
-        let spare = try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").filter {
-            $0.hasSuffix(".json")
-        }.sorted()
+        let spare = try dayFiles(folder.path + "/all/raw")
         for round in 0..<4 {
-            let present = try FileManager.default.subpathsOfDirectory(atPath: dir + "/raw").filter {
-                $0.hasSuffix(".json")
-            }.sorted()
+            let present = try dayFiles(dir + "/raw")
             switch Int.random(in: 0..<4, using: &rng) {
             case 0:  // delete one
                 try FileManager.default.removeItem(atPath: dir + "/raw/" + present.randomElement(using: &rng)!)
             case 1:  // add or restore one
                 let rel = spare.randomElement(using: &rng)!
                 try? FileManager.default.removeItem(atPath: dir + "/raw/" + rel)
-                try FileManager.default.createDirectory(
-                    atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: dir + "/raw/" + rel)
+                try copyDay(rel, from: folder, to: dir)
             case 2:  // replace one day's content with another day's samples (a changed file)
                 let target = present.randomElement(using: &rng)!
                 let date = String(target.suffix(15).prefix(10))
@@ -192,6 +186,18 @@ import Testing
         }
     }
 
+    /// The day files under `raw`, relative to it, in order.
+    func dayFiles(_ raw: String) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: raw).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// Copies generated day file `relative` into the store's raw folder.
+    func copyDay(_ relative: String, from folder: TemporaryFolder, to dir: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: dir + "/raw/" + relative.prefix(7), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + relative, toPath: dir + "/raw/" + relative)
+    }
+
     /// Each segment's bytes, by type and month.
     func segmentBytes(_ dir: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
@@ -209,17 +215,14 @@ import Testing
         defer { folder.cleanup() }
         let dir = try setUp(folder, days: 25)
         _ = try compact(dir)
-        var rng = SplitMix64(seed: seed)
-        var spare = try FileManager.default.subpathsOfDirectory(atPath: folder.path + "/all/raw").filter {
-            $0.hasSuffix(".json") && !FileManager.default.fileExists(atPath: dir + "/raw/" + $0)
-        }.sorted()
+        var random = SplitMix64(seed: seed)
+        var spare = try dayFiles(folder.path + "/all/raw").filter {
+            !FileManager.default.fileExists(atPath: dir + "/raw/" + $0)
+        }
         var kept = 0
         for round in 0..<5 {
-            for _ in 0...Int.random(in: 0...1, using: &rng) {
-                let rel = spare.remove(at: Int.random(in: spare.indices, using: &rng))
-                try FileManager.default.createDirectory(
-                    atPath: dir + "/raw/" + rel.prefix(7), withIntermediateDirectories: true)
-                try FileManager.default.copyItem(atPath: folder.path + "/all/raw/" + rel, toPath: dir + "/raw/" + rel)
+            for _ in 0...Int.random(in: 0...1, using: &random) {
+                try copyDay(spare.remove(at: Int.random(in: spare.indices, using: &random)), from: folder, to: dir)
             }
             let r = try compact(dir)
             #expect(!r.isFullRebuild && r.monthsRebuilt == 0, "round \(round): \(r)")

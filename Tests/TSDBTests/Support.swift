@@ -96,6 +96,14 @@ func generate(_ dir: String, days: Int, seed: UInt64, edgeCases: Bool = true, st
     try HealthDataGenerator(options: o).write(rawDirectory: dir + "/raw")
 }
 
+/// Writes a generated Apple Health export of `days` days (default options otherwise) to `path`.
+func writeGeneratedExport(days: Int, seed: UInt64? = nil, to path: String) throws {
+    var o = HealthDataGenerator.Options()
+    o.days = days
+    if let seed { o.seed = seed }
+    _ = try AppleExportGenerator(options: o).write(to: path)
+}
+
 /// The ``TSDBError`` that `body` throws, or nil if it succeeds.
 func caught(_ body: () throws -> Void) -> TSDBError? {
     do {

@@ -117,14 +117,7 @@ extension SegmentReader {
         let scratch = block.scratchBuffer(location.rawLength)
         do throws(TSDBError) {
             try file.withBytes { (bytes) throws(TSDBError) in
-                let stored = UnsafeRawBufferPointer(
-                    rebasing: bytes[location.offset..<location.offset + location.storedLength])
-                let crc = CRC32C.checksum(stored)
-                guard crc == location.crc else {
-                    throw .corrupt(
-                        "block \(index) CRC mismatch (stored \(hex32(location.crc)), computed \(hex32(crc)))",
-                        offset: location.offset)
-                }
+                let stored = try Self.checkedStoredBytes(of: index, at: location, in: bytes)
                 let raw = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<location.rawLength])
                 do throws(TSDBError) {
                     try location.codec.decompress(stored, into: raw)
@@ -151,6 +144,20 @@ extension SegmentReader {
             onDamage?()
             throw error.at(path: path)
         }
+    }
+
+    /// Block `index`'s stored bytes in the mapped file, once its CRC is checked (§2).
+    static func checkedStoredBytes(of index: Int, at location: BlockLocation, in file: UnsafeRawBufferPointer)
+        throws(TSDBError) -> UnsafeRawBufferPointer
+    {
+        let stored = UnsafeRawBufferPointer(rebasing: file[location.offset..<location.offset + location.storedLength])
+        let crc = CRC32C.checksum(stored)
+        guard crc == location.crc else {
+            throw .corrupt(
+                "block \(index) CRC mismatch (stored \(hex32(location.crc)), computed \(hex32(crc)))",
+                offset: location.offset)
+        }
+        return stored
     }
 
     /// Turns stored offsets/durations into instants and checks every invariant the encoder

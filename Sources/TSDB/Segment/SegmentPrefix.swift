@@ -57,14 +57,7 @@ extension SegmentReader {
         do throws(TSDBError) {
             bytes = try file.withBytes { (mapped) throws(TSDBError) in
                 for (b, location) in locations[..<count].enumerated() {
-                    let stored = UnsafeRawBufferPointer(
-                        rebasing: mapped[location.offset..<location.offset + location.storedLength])
-                    let crc = CRC32C.checksum(stored)
-                    guard crc == location.crc else {
-                        throw .corrupt(
-                            "block \(b) CRC mismatch (stored \(hex32(location.crc)), computed \(hex32(crc)))",
-                            offset: location.offset)
-                    }
+                    _ = try Self.checkedStoredBytes(of: b, at: location, in: mapped)
                 }
                 return Array(mapped[0..<end])
             }
