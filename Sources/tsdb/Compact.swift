@@ -54,6 +54,17 @@ struct Compact: ParsableCommand {
     func run() throws { try request.run() }
 }
 
+extension CompactRequest {
+    /// Files so far, or while an export is read its samples so far and their rate.
+    static func progressDetail(_ p: CompactionProgress, since start: ContinuousClock.Instant) -> String {
+        guard p.exportSamplesRead > 0 else { return "\(p.filesDone)/\(p.filesTotal) files" }
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Int(Double(p.exportSamplesRead) / seconds) : 0
+        return "\(formatCount(p.exportSamplesRead)) samples from the export, \(formatCount(rate))/s"
+    }
+}
+
 /// A `tsdb compact` as plain values: made from ``Compact``'s parsed options, or by
 /// ``QuickCompact`` without ArgumentParser.
 struct CompactRequest: Equatable {
@@ -111,10 +122,11 @@ struct CompactRequest: Equatable {
 
     func compact(_ layout: StoreLayout, _ options: CompactionOptions) throws -> CompactionReport {
         var bar = ProgressBar("compacting")
+        let start = ContinuousClock.now
         var options = options
         options.exportReader = ExportImport.exportReader  // the export kept by `tsdb import`, if any
         let report = try Compactor(layout: layout, options: options).run { p in
-            bar.update(done: p.bytesDone, total: p.bytesTotal, detail: "\(p.filesDone)/\(p.filesTotal) files")
+            bar.update(done: p.bytesDone, total: p.bytesTotal, detail: Self.progressDetail(p, since: start))
         }
         bar.finish()
         for r in report.repairs { printError("repaired: \(r)") }

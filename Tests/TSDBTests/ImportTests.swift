@@ -155,6 +155,23 @@ final class ImportTests: XCTestCase {
                     + "(the first at line 8)"), r.stdout)
     }
 
+    /// On a terminal (a pseudo-terminal from `script`), the import shows its progress: the
+    /// samples read from the export so far and their rate.
+    func testProgressOnATerminalCountsTheExportsSamples() throws {
+        let folder = TemporaryFolder("import-progress")
+        defer { folder.cleanup() }
+        try writeGeneratedExport(days: 30, to: folder.path + "/export.zip")
+        let command = [
+            CommandLineTests.executable, "import", folder.path + "/export.zip", "--store", folder.path + "/s",
+        ]
+        let r = try runProcess(
+            "/usr/bin/script", ["-qec", command.map { "'\($0)'" }.joined(separator: " "), "/dev/null"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let frames = r.stdout.split(separator: "\r").filter { $0.contains("samples from the export") }
+        XCTAssertFalse(frames.isEmpty, r.stdout)
+        XCTAssertTrue(frames.allSatisfy { $0.hasPrefix("compacting ") && $0.contains("/s") }, "\(frames)")
+    }
+
     func testADamagedExportWritesNothing() throws {
         let folder = TemporaryFolder("import-damaged")
         defer { folder.cleanup() }

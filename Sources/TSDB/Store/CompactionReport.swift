@@ -66,4 +66,6 @@ public struct CompactionProgress: Sendable {
     public var filesTotal: Int
     public var bytesDone: Int
     public var bytesTotal: Int
+    /// Samples read so far from an Apple Health export (0 while day files are read).
+    public var exportSamplesRead = 0
 }

@@ -226,11 +226,11 @@ public final class Compactor {
         try rewriteLateMonths()
         for file in exports {
             let before = bytesDone
-            let exportProgress = { (fraction: Double) -> Void in
+            let exportProgress = { (fraction: Double, samples: Int) -> Void in
                 progress?(
                     CompactionProgress(
                         filesDone: done, filesTotal: files.count, bytesDone: before + Int(fraction * Double(file.size)),
-                        bytesTotal: totalBytes))
+                        bytesTotal: totalBytes, exportSamplesRead: samples))
             }
             let entry = try mergeExport(file, keep: { _ in true }, flushing: true, progress: exportProgress)
             manifest.rawFiles.append(entry)

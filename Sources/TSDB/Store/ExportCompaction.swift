@@ -8,11 +8,12 @@ import Dispatch
 /// unique to each sample.
 extension Compactor {
     /// Merges the export's samples of months that pass `keep`; with `flushing`, writes each
-    /// (type, month) the export has moved past. Returns its manifest entry (and counts it as read).
+    /// (type, month) the export has moved past; `progress` hears the fraction read and the samples
+    /// so far. Returns its manifest entry (and counts it as read).
     /// A read failure stops the compaction, so nothing is published: the export was whole when it
     /// was imported, and half of it must not replace the store's copy.
     func mergeExport(
-        _ file: RawFile, keep: (MonthIndex) -> Bool, flushing: Bool, progress: (Double) -> Void = { _ in }
+        _ file: RawFile, keep: (MonthIndex) -> Bool, flushing: Bool, progress: (Double, Int) -> Void = { _, _ in }
     ) throws(TSDBError) -> Manifest.RawFileEntry {
         let hash = try MappedFile(path: file.absolutePath).withBytes { ContentHash.hash($0) }
         var months = Set<MonthIndex>()
@@ -38,7 +39,7 @@ extension Compactor {
                 count += chunk.samples.count
                 noteExportChunk(chunk, of: file)
                 if chunk.readProgress.total > 0 {
-                    progress(Double(chunk.readProgress.done) / Double(chunk.readProgress.total))
+                    progress(Double(chunk.readProgress.done) / Double(chunk.readProgress.total), count)
                 }
                 months.formUnion(merge(chunk, keep: keep))
                 if flushing { try flushPassed(by: chunk) }
