@@ -47,11 +47,17 @@ indirect enum JSONText {
     /// stable, which neither copies the members nor retains their strings (a record's metadata is
     /// sorted once per record, millions of times in an import).
     static func inKeyOrder(_ members: [(String, JSONText)], _ body: (Int) -> Void) {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { order in
-            for i in 0..<members.count {
+        inStableOrder(members.count, { members[$0].0.utf8.lexicographicallyPrecedes(members[$1].0.utf8) }, body)
+    }
+
+    /// Calls `body` with `0..<count` sorted by `precedes`, ties in index order: an insertion sort of
+    /// indices on the stack, for the few members of an object.
+    static func inStableOrder(_ count: Int, _ precedes: (Int, Int) -> Bool, _ body: (Int) -> Void) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { order in
+            for i in 0..<count {
                 order[i] = i
                 var j = i
-                while j > 0 && members[order[j]].0.utf8.lexicographicallyPrecedes(members[order[j - 1]].0.utf8) {
+                while j > 0 && precedes(order[j], order[j - 1]) {
                     order.swapAt(j, j - 1)
                     j -= 1
                 }

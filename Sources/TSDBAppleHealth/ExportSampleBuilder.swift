@@ -71,8 +71,9 @@ extension ExportSamples {
             }
         }
 
-        mutating func skip(_ why: String, line: Int) {
-            skipped[why, default: (0, line)].count += 1
+        /// Notes `count` elements left out for `why`; `line` is the first's (0 outside the XML).
+        mutating func skip(_ why: String, line: Int, count: Int = 1) {
+            skipped[why, default: (0, line)].count += count
         }
 
         /// Starts the next chunk: a new string table, so the remembered ids go too.

@@ -47,14 +47,14 @@ public enum ExportSamples {
             let unreadable = RoutePoints.add(
                 gpx: bytes, file: reference, route: builder.routeReferences[reference], to: &builder.parsed)
             if unreadable > 0 {
-                builder.skipped["route points without a time or position", default: (0, 0)].count += unreadable
+                builder.skip("route points without a time or position", line: 0, count: unreadable)
             }
             try handOver(atLeast: chunkSamples)
         }
         try ExportReader.forEachFile(in: path, folder: "electrocardiograms/", suffix: ".csv") {
             (relative, bytes) throws(TSDBError) in
             if !Electrocardiograms.add(csv: bytes, file: "/" + relative, to: &builder.parsed) {
-                builder.skipped["electrocardiogram files this does not read", default: (0, 0)].count += 1
+                builder.skip("electrocardiogram files this does not read", line: 0)
             }
             try handOver(atLeast: chunkSamples)
         }

@@ -75,35 +75,24 @@ struct MetadataMembers {
     func writeJSON(into out: inout [UInt8]) {
         bytes.withUnsafeBytes { b in
             func key(_ i: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: b[members[i].key]) }
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { order in
-                // A stable insertion sort of indices: objects here have a few members.
-                for i in 0..<members.count {
-                    order[i] = i
-                    var j = i
-                    while j > 0 && key(order[j]).lexicographicallyPrecedes(key(order[j - 1])) {
-                        order.swapAt(j, j - 1)
-                        j -= 1
-                    }
+            out.append(UInt8(ascii: "{"))
+            var previous: Int?
+            JSONText.inStableOrder(members.count, { key($0).lexicographicallyPrecedes(key($1)) }) { i in
+                if let previous {
+                    if Self.sameKey(key(i), key(previous)) { return }
+                    out.append(UInt8(ascii: ","))
                 }
-                out.append(UInt8(ascii: "{"))
-                var previous: Int?
-                for i in order {
-                    if let previous {
-                        if Self.sameKey(key(i), key(previous)) { continue }
-                        out.append(UInt8(ascii: ","))
-                    }
-                    previous = i
-                    DayFileWriter.appendJSONString(utf8: key(i), to: &out)
-                    out.append(UInt8(ascii: ":"))
-                    let value = UnsafeRawBufferPointer(rebasing: b[members[i].value])
-                    if members[i].isJSON {
-                        out.append(contentsOf: value)
-                    } else {
-                        DayFileWriter.appendJSONString(utf8: value, to: &out)
-                    }
+                previous = i
+                DayFileWriter.appendJSONString(utf8: key(i), to: &out)
+                out.append(UInt8(ascii: ":"))
+                let value = UnsafeRawBufferPointer(rebasing: b[members[i].value])
+                if members[i].isJSON {
+                    out.append(contentsOf: value)
+                } else {
+                    DayFileWriter.appendJSONString(utf8: value, to: &out)
                 }
-                out.append(UInt8(ascii: "}"))
             }
+            out.append(UInt8(ascii: "}"))
         }
     }
 }

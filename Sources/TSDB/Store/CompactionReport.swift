@@ -42,9 +42,8 @@ public struct CompactionReport: Sendable {
     /// Months rebuilt from raw files and months extended with new files (-1: full rebuild).
     public var monthsRebuilt = 0
     public var monthsAppended = 0
-    /// Of the extended months' stored blocks, those kept byte for byte and those written again.
+    /// Of the extended months' stored blocks, those kept byte for byte.
     public var blocksKept = 0
-    public var blocksRewritten = 0
     /// Nothing had changed: no new generation was published.
     public var upToDate = false
     public var generation: UInt64 = 0

@@ -159,6 +159,9 @@ public final class Compactor {
             throw error
         }
 
+        report.segmentsWritten = written.count - segmentsKept
+        report.segmentsUnchanged = segmentsKept
+
         // Durability before publication: every new segment (fsynced in the background as it was
         // written) and its directory entry, then the manifest.
         try syncer.finish()
@@ -244,8 +247,6 @@ public final class Compactor {
         }
         manifest.rawFiles.sort { $0.path < $1.path }
         manifest.segments = written.keys.sorted().map { written[$0]! }
-        report.segmentsWritten = written.count - segmentsKept
-        report.segmentsUnchanged = segmentsKept
         return manifest
     }
 

@@ -141,8 +141,6 @@ extension Compactor {
         try flush(before: .max)
         report.monthsRebuilt = rebuild.count
         report.monthsAppended = append.count
-        report.segmentsWritten = written.count - segmentsKept
-        report.segmentsUnchanged = segmentsKept
 
         var manifest = Manifest()
         let replaced = rebuild.union(append)
@@ -160,12 +158,8 @@ extension Compactor {
         let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
         let newStart = pending[key]?.lazy.map(\.start).min() ?? .max
         let kept = reader.blocksKept(whenAddingFrom: newStart)
-        guard kept > 0, written[key] == nil else {
-            report.blocksRewritten += reader.blockCount
-            return try loadStored(reader, key)
-        }
+        guard kept > 0, written[key] == nil else { return try loadStored(reader, key) }
         report.blocksKept += kept
-        report.blocksRewritten += reader.blockCount - kept
         var prefix = try reader.prefix(blocks: kept)
         prefix.intern(into: &strings)
         prefixes[key] = prefix
