@@ -36,9 +36,12 @@ let package = Package(
         ),
         // The CPU's CRC-32C instruction (Swift has no way to it), imported only by the engine's CRC32C.
         .target(name: "CTSDBCRC32C"),
+        // A thread started on another core (the call that says where is a GNU extension), imported
+        // only by the engine's StandbyThread.
+        .target(name: "CTSDBThreads"),
         .target(
             name: "TSDB",
-            dependencies: ["CTSDBZstd", "CTSDBLZ4", "CTSDBCRC32C"],
+            dependencies: ["CTSDBZstd", "CTSDBLZ4", "CTSDBCRC32C", "CTSDBThreads"],
             // Test-only hooks (fault injection, fuzz checks) exist in debug builds only, as
             // swift-system's ENABLE_MOCKING: release builds carry no trace of them.
             swiftSettings: [.define("TSDB_TESTING", .when(configuration: .debug))]

@@ -187,6 +187,53 @@ import Testing
         #expect(a == before)
     }
 
+    @Test func slotTotalsAreTheCountsExtremesAndSumOfTheirValues() throws {
+        var rng = SplitMix64(seed: 12)
+        for round in 0..<300 {
+            let spread = [Int64(3), 400, 1 << 20][round % 3]
+            let base = Int64.random(in: -(1 << 40)...(1 << 40), using: &rng)
+            var slots: [StoredSlot] = []
+            var values: [[Int64]] = []
+            for k in 0..<Int.random(in: 1...8, using: &rng) {
+                let n = Int.random(in: 0...20, using: &rng)
+                values.append((0..<n).map { _ in base + Int64.random(in: 0...spread, using: &rng) })
+                let valueless = Int.random(in: 0...2, using: &rng) + (n == 0 ? 1 : 0)
+                slots.append(slot(values[k], number: Int64(k), valueless: valueless))
+            }
+            let first = Int.random(in: 0..<slots.count, using: &rng)
+            let range = first..<Int.random(in: (first + 1)...slots.count, using: &rng)
+            let all = values[range].flatMap { $0 }
+            let totals = try #require(SlotTotals(slots, range))
+            #expect(totals.samples == slots[range].reduce(0) { $0 + $1.samples }, "round \(round)")
+            #expect(totals.values == all.count && totals.sum == all.reduce(0, +), "round \(round)")
+            let summary = totals.summary(scale: 0)
+            #expect(summary.minValue == all.min().map(Double.init) ?? .infinity, "round \(round)")
+            #expect(summary.maxValue == all.max().map(Double.init) ?? -.infinity, "round \(round)")
+        }
+        // Sums past 64 bits are left to the merge that can split them.
+        let huge = slot([1 << 52, 1 << 52], number: 0)
+        #expect(SlotTotals(Array(repeating: huge, count: 1100), 0..<1100) == nil)
+    }
+
+    /// Without the standard deviation, slots merge by their totals alone: the rows are the same,
+    /// to the last bit, as when the spread is kept.
+    @Test(arguments: [("UTC", "hour"), ("Asia/Kathmandu", "day"), ("Australia/Lord_Howe", "90m")])
+    func slotsMergedWithoutTheSpreadGiveTheSameRows(zone: String, bucket: String) throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        let plain = try options(zone, bucket, [.count, .sum, .min, .max, .mean])
+        var spread = plain
+        spread.statistics = plain.statistics! + [.stddev]
+        let a = try store.aggregate(Self.type, options: plain)
+        let b = try store.aggregate(Self.type, options: spread)
+        #expect(a.blocksFromSlots > 0 && a.blocksFromSlots == b.blocksFromSlots)
+        #expect(a.rows.count == b.rows.count && a.rows.count > 100)
+        for (x, y) in zip(a.rows, b.rows) {
+            #expect(x.start == y.start && x.end == y.end)
+            for s in plain.statistics! { #expect(x.values[s] == y.values[s], "\(s) of the bucket at \(x.start)") }
+        }
+    }
+
     // MARK: - Decoded blocks a bucket's run at a time
 
     @Test func runsOfADecodedBlockAddUpAsOneByOne() throws {

@@ -22,6 +22,7 @@ import Testing
         p.arguments = [
             "swiftc", "-typecheck", "-I", modules, "-I", Self.root + "/Sources/CTSDBZstd",
             "-I", Self.root + "/Sources/CTSDBLZ4", "-I", Self.root + "/Sources/CTSDBCRC32C/include",
+            "-I", Self.root + "/Sources/CTSDBThreads/include",
             folder.path + "/main.swift",
         ]
         let err = Pipe()

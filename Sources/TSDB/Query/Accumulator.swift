@@ -159,25 +159,35 @@ struct Accumulator {
     /// A sample without a numeric value: it counts, but has no value.
     mutating func addValueless() { count += 1 }
 
-    mutating func merge(_ s: BlockSummary) {
+    /// Adds a block's samples from its summary; without `spread` (no standard deviation asked for)
+    /// only counts, extremes and the sum.
+    mutating func merge(_ s: BlockSummary, spread: Bool) {
         merge(
             samples: s.sampleCount, values: s.valueCount, minimum: s.minValue, maximum: s.maxValue, sum: s.sum,
-            squaredDeviations: s.sumOfSquaredDeviations)
+            squaredDeviations: spread ? s.sumOfSquaredDeviations : nil)
     }
 
-    mutating func merge(_ s: SlotSummary) {
+    /// Adds samples from slot summaries; as ``merge(_:spread:)-(BlockSummary,_)``.
+    mutating func merge(_ s: SlotSummary, spread: Bool) {
         merge(
             samples: s.sampleCount, values: s.valueCount, minimum: s.minValue, maximum: s.maxValue, sum: s.sum,
-            squaredDeviations: s.sumOfSquaredDeviations)
+            squaredDeviations: spread ? s.sumOfSquaredDeviations : nil)
     }
 
-    /// Adds a summarised group of samples: counts, extremes, sum and Σ(v − mean)² about its own mean.
+    /// Adds a summarised group of samples: counts, extremes, sum and Σ(v − mean)² about its own mean
+    /// (nil: the spread is not tracked, and the figures behind it stay unused).
     private mutating func merge(
         samples: Int, values: Int, minimum groupMin: Double, maximum groupMax: Double, sum groupSum: Double,
-        squaredDeviations: Double
+        squaredDeviations: Double?
     ) {
         count += samples
         guard values > 0 else { return }
+        guard let squaredDeviations else {
+            valueCount += values
+            sum += groupSum
+            (minimum, maximum) = (Swift.min(minimum, groupMin), Swift.max(maximum, groupMax))
+            return
+        }
         let n = Double(valueCount)
         let nb = Double(values)
         if reference == nil { reference = groupMin }

@@ -132,6 +132,7 @@ public struct BucketWalker: Sendable {
     }
 
     /// The run of instants sharing `t`'s local minute or hour and UTC offset.
+    @inline(__always)  // the unit is a constant at each call: its divisions become multiplications
     func wallClockBucket(_ t: Int64, unit: Int64, _ offsets: inout OffsetCache) -> Bucket {
         let seconds = ISO8601.floorDivide(t, Self.micros).0
         let run = offsets.run(atUTC: seconds)

@@ -99,6 +99,45 @@ struct StoredSlot: Equatable {
     }
 }
 
+/// Consecutive slots of one block added up as integers, for statistics that need no spread:
+/// samples, values, extreme mantissas and the mantissas' exact sum.
+struct SlotTotals {
+    var samples = 0, values = 0
+    var minimum = Int64.max, maximum = Int64.min
+    var sum: Int64 = 0
+
+    /// Nil when the sum passes 64 bits (the caller merges the slots as ``StoredSlot/absorb(_:)`` does).
+    init?(_ slots: borrowing [StoredSlot], _ range: Range<Int>) {
+        for i in range {
+            let s = slots[i]
+            samples += s.samples
+            guard s.values > 0 else { continue }
+            values += s.values
+            // Σ m over the slot is minimum·values + Σ(m − minimum).
+            let (base, o1) = s.minimum.multipliedReportingOverflow(by: Int64(s.values))
+            let (total, o2) = base.addingReportingOverflow(Int64(bitPattern: s.deviations))
+            let (running, o3) = sum.addingReportingOverflow(total)
+            guard !(o1 || o2 || o3), s.deviations <= UInt64(Int64.max) else { return nil }
+            sum = running
+            minimum = Swift.min(minimum, s.minimum)
+            maximum = Swift.max(maximum, s.minimum + Int64(s.range))
+        }
+    }
+
+    /// As statistics of values at `scale`; the squared deviations are not known (0).
+    func summary(scale: UInt8) -> SlotSummary {
+        guard values > 0 else {
+            return SlotSummary(
+                start: 0, sampleCount: samples, valueCount: 0, minValue: .infinity, maxValue: -.infinity, sum: 0,
+                sumOfSquaredDeviations: 0)
+        }
+        let divisor = ExactDecimal.powersOfTen[Int(scale)]
+        return SlotSummary(
+            start: 0, sampleCount: samples, valueCount: values, minValue: Double(minimum) / divisor,
+            maxValue: Double(maximum) / divisor, sum: Double(sum) / divisor, sumOfSquaredDeviations: 0)
+    }
+}
+
 /// The slot summaries of every block of a segment, decoded from the slot region (§6.1).
 struct SlotTable: Sendable {
     var slots: [SlotSummary] = []
