@@ -47,6 +47,8 @@ package struct LocalTimestampWriter: Sendable {
     private var day = Int64.min
     private var offset = Int32.min
     private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    /// The instant `text` shows: a row's end is often the next row's start.
+    private var shown = Int64.min
     package static let length = 25
 
     package init(_ zone: TimeZoneRules) { offsets = OffsetCache(zone) }
@@ -56,6 +58,13 @@ package struct LocalTimestampWriter: Sendable {
     }
 
     package mutating func write(_ micros: Int64, to out: inout RowBytes) {
+        if micros != shown { show(micros) }
+        out.write(words: text, count: Self.length)
+    }
+
+    /// Makes `text` the timestamp of `micros`.
+    private mutating func show(_ micros: Int64) {
+        shown = micros
         // Whole minutes, as localTimestamp(_:_:) shows them (old local mean times had seconds).
         let offset = offsets.offset(atMicros: micros) / 60 * 60
         let local = ISO8601.floorDivide(micros, 1_000_000).0 + Int64(offset)
@@ -76,7 +85,6 @@ package struct LocalTimestampWriter: Sendable {
             two(second / 3600, at: 11)
             two(second / 60 % 60, at: 14)
             two(second % 60, at: 17)
-            out.write(UnsafeRawBufferPointer(rebasing: t[0..<Self.length]))
         }
     }
 }
