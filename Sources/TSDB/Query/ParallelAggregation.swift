@@ -20,8 +20,9 @@ struct AggregatePieces: Sendable {
     /// Below this many samples per piece a second thread costs more than it saves.
     static let minimumSamples = 100_000
     static let maximumPieces = 16
-    /// The most rows that may be held back at once (about 13 MB).
-    static let maximumHeldRows = 100_000
+    /// The most rows a piece may make (about 2 MB of CSV): long ranges of short buckets are cut
+    /// into more pieces, so the rows waiting to go out stay few (``InOrderPieces/maximumWaiting``).
+    static let maximumPieceRows = 16_000
 
     /// Piece `i` is `[cuts[i], cuts[i + 1])`.
     let cuts: [Int64]
@@ -31,7 +32,7 @@ struct AggregatePieces: Sendable {
     func mostRows(bucket: BucketSpec) -> Int? {
         guard let width = bucket.shortestSeconds else { return nil }
         let longest = zip(cuts, cuts.dropFirst()).map { $1 - $0 }.max() ?? 0
-        return Int(min(longest / (width * 1_000_000) + 1, Int64(Self.maximumHeldRows)))
+        return Int(min(longest / (width * 1_000_000) + 1, Int64(Self.maximumPieceRows)))
     }
 
     /// What a piece holds until the pieces before it are out, and what scanning it counted.
@@ -53,13 +54,26 @@ struct AggregatePieces: Sendable {
 /// are out. The calling thread waits only for a piece the other thread is on; after a failure no
 /// piece is started, and the first error is thrown once the other thread is idle.
 enum InOrderPieces {
+    /// The most pieces the other thread may have finished that are not out yet: it takes no more
+    /// until one goes out, so a calling thread slowed by its reader (a pager) holds memory back.
+    static let maximumWaiting = 4
+
     /// What the two threads share.
     struct Progress<Held> {
         var next = 0
         /// Pieces the other thread has taken and not finished.
         var running = 0
-        var held: [Int: Held] = [:]
+        /// Finished pieces not yet out, and whether the other thread made each.
+        var held: [Int: (output: Held, byOther: Bool)] = [:]
+        /// Pieces of the other thread in `held`.
+        var waiting = 0
         var failure: TSDBError?
+    }
+
+    /// What the other thread does next.
+    enum Step {
+        case piece(Int)
+        case wait, stop
     }
 
     static func run<Held: Sendable>(
@@ -68,23 +82,43 @@ enum InOrderPieces {
     ) throws(TSDBError) {
         let progress = Locked(Progress<Held>())
         let finished = DispatchSemaphore(value: 0)
-        let take: @Sendable (Bool) -> Int? = { other in
-            progress.withLock { p -> Int? in
-                guard p.failure == nil, p.next < count else { return nil }
-                p.next += 1
-                if other { p.running += 1 }
-                return p.next - 1
-            }
-        }
+        let handedOut = DispatchSemaphore(value: 0)
         // The first piece is taken here before the other thread starts, so it always streams.
-        var mine = take(false)
+        var mine = progress.withLock { p -> Int? in
+            guard count > 0 else { return nil }
+            p.next = 1
+            return 0
+        }
         let second: @Sendable () -> Void = {
-            while let i = take(true) {
+            var waitingSince: DispatchTime?
+            while true {
+                let step = progress.withLock { p -> Step in
+                    guard p.failure == nil, p.next < count else { return .stop }
+                    guard p.waiting < maximumWaiting else { return .wait }
+                    p.next += 1
+                    p.running += 1
+                    return .piece(p.next - 1)
+                }
+                guard case .piece(let i) = step else {
+                    if case .stop = step { return }
+                    waitingSince = waitingSince ?? DispatchTime.now()
+                    // Looks again at once for a while (sleeping, the thread took milliseconds to wake),
+                    // then sleeps until a piece goes out; the timeout notices a failure or the end.
+                    if DispatchTime.now() < waitingSince! + .milliseconds(2) {
+                        sched_yield()
+                    } else {
+                        _ = handedOut.wait(timeout: .now() + .milliseconds(1))
+                    }
+                    continue
+                }
+                waitingSince = nil
                 let outcome = Result { () throws(TSDBError) in try hold(i) }
                 progress.withLock { p in
                     p.running -= 1
                     switch outcome {
-                    case .success(let kept): p.held[i] = kept
+                    case .success(let kept):
+                        p.held[i] = (kept, true)
+                        p.waiting += 1
                     case .failure(let error): p.failure = p.failure ?? error
                     }
                 }
@@ -94,9 +128,23 @@ enum InOrderPieces {
         StandbyThread.run(second)
         var out = 0
         func handOutReady() {
-            while var kept = progress.withLock({ $0.held.removeValue(forKey: out) }) {
+            while let next = progress.withLock({ p in
+                p.held.removeValue(forKey: out).map { kept in
+                    if kept.byOther { p.waiting -= 1 }
+                    return kept
+                }
+            }) {
+                var kept = next.output
+                if next.byOther { handedOut.signal() }
                 handOut(&kept)
                 out += 1
+            }
+        }
+        func takeMine() -> Int? {
+            progress.withLock { p -> Int? in
+                guard p.failure == nil, p.next < count else { return nil }
+                p.next += 1
+                return p.next - 1
             }
         }
         do throws(TSDBError) {
@@ -106,10 +154,10 @@ enum InOrderPieces {
                     out += 1
                 } else {
                     let kept = try hold(i)
-                    progress.withLock { $0.held[i] = kept }
+                    progress.withLock { $0.held[i] = (kept, false) }
                 }
                 handOutReady()
-                mine = take(false)
+                mine = takeMine()
             }
         } catch {
             progress.withLock { $0.failure = $0.failure ?? error }
@@ -140,12 +188,11 @@ enum InOrderPieces {
 }
 
 extension Store {
-    /// The pieces to scan on two cores, or nil when the range is too small, cannot be cut (one
-    /// bucket) or could hold back too many rows.
+    /// The pieces to scan on two cores, or nil when the range is too small or cannot be cut (one
+    /// bucket). Pieces hold about equal samples, and none spans more than
+    /// ``AggregatePieces/maximumPieceRows`` buckets.
     func parallelPieces(_ plan: AggregatePlan, options: AggregateOptions, walker: BucketWalker) -> AggregatePieces? {
         guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1, let width = options.bucket.shortestSeconds else { return nil }
-        // A bucket is at least half its nominal length (DST changes, Lord Howe's half hours).
-        guard (plan.hi - plan.lo) / (width * 500_000) < AggregatePieces.maximumHeldRows else { return nil }
         // Samples per segment, taken as spread evenly over its span (good enough for cutting).
         let parts = segmentEntries.filter { $0.type == plan.type && $0.lastStart >= plan.lo && $0.firstStart < plan.hi }
             .sorted { $0.firstStart < $1.firstStart }
@@ -168,7 +215,25 @@ extension Store {
             seen += n
         }
         cuts.append(plan.hi)
-        return cuts.count >= 3 ? AggregatePieces(cuts: cuts) : nil
+        guard cuts.count >= 3 else { return nil }
+        // A bucket is at least half its nominal length (DST changes, Lord Howe's half hours).
+        return AggregatePieces(
+            cuts: Self.bounded(cuts, span: width * 500_000 * Int64(AggregatePieces.maximumPieceRows), walker))
+    }
+
+    /// `cuts` with more cuts, at bucket starts, wherever two are more than `span` apart.
+    static func bounded(_ cuts: [Int64], span: Int64, _ walker: BucketWalker) -> [Int64] {
+        var out = [cuts[0]]
+        for end in cuts.dropFirst() {
+            while end - out.last! > span {
+                let bucket = walker.bucket(containing: out.last! + span)
+                let cut = bucket.start > out.last! ? bucket.start : bucket.end
+                guard cut < end else { break }
+                out.append(cut)
+            }
+            out.append(end)
+        }
+        return out
     }
 
     /// Scans `pieces` here and on another thread (``InOrderPieces``), handing out their rows in
