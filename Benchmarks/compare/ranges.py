@@ -40,6 +40,8 @@ from common import run
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HR = "HKQuantityTypeIdentifierHeartRate"
 DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000
+# Buckets DuckDB groups by integer division of microseconds.
+FIXED_US = {"day": DAY_US, "hour": HOUR_US, "15m": 900_000_000, "minute": 60_000_000}
 
 # (label, bucket, zone, statistics)
 QUESTIONS = [
@@ -48,6 +50,8 @@ QUESTIONS = [
     ("daily count/min/max/mean, Asia/Kathmandu", "day", "Asia/Kathmandu", "count,min,max,mean"),
     ("daily count/min/max/mean, Australia/Lord_Howe", "day", "Australia/Lord_Howe", "count,min,max,mean"),
     ("hourly count/min/max/mean, UTC", "hour", "UTC", "count,min,max,mean"),
+    ("15-minute count/min/max/mean, UTC", "15m", "UTC", "count,min,max,mean"),
+    ("minute count/min/max/mean, UTC", "minute", "UTC", "count,min,max,mean"),
     ("weekly count/min/max/mean, Asia/Kathmandu", "week", "Asia/Kathmandu", "count,min,max,mean"),
     ("monthly count/min/max/mean, UTC", "month", "UTC", "count,min,max,mean"),
     ("daily p50/p95, UTC", "day", "UTC", "p50,p95"),
@@ -62,8 +66,8 @@ def column(zone):
 
 def duck_sql(bucket, zone, stats, lo, hi):
     col = column(zone)
-    if bucket in ("day", "hour"):
-        key = f"{col} // {DAY_US if bucket == 'day' else HOUR_US}"
+    if bucket in FIXED_US:
+        key = f"{col} // {FIXED_US[bucket]}"
     elif bucket == "week":
         # 1970-01-01 was a Thursday: shifting by three days makes weeks start on Monday.
         key = f"({col} + {3 * DAY_US}) // {7 * DAY_US}"
