@@ -13,33 +13,7 @@ extension Store {
         let filter = source?.lowercased()
         let block = DecodedBlock()
         for segment in try segments(of: type, from: from, to: to) {
-            // Pre-rendered fields: for CSV the quoted field, for NDJSON `,"key":value` (empty when absent).
-            func render(_ texts: [OptionalText], key: String) -> [[UInt8]] {
-                texts.map { t in
-                    var b: [UInt8] = []
-                    switch (format, t) {
-                    case (.csv, .text(let s)): DayFileWriter.appendCSVField(s, to: &b)
-                    case (.csv, _): break
-                    case (.ndjson, .absent): break
-                    case (.ndjson, .null): b = Array(",\"\(key)\":null".utf8)
-                    case (.ndjson, .text(let s)):
-                        b = Array(",\"\(key)\":".utf8)
-                        if key == "metadata" { b += Array(s.utf8) } else { DayFileWriter.appendJSONString(s, to: &b) }
-                    }
-                    return b
-                }
-            }
-            var typeField: [UInt8] = []
-            if format == .csv {
-                DayFileWriter.appendCSVField(segment.type, to: &typeField)
-            } else {
-                typeField = Array("{\"type\":".utf8)
-                DayFileWriter.appendJSONString(segment.type, to: &typeField)
-            }
-            let units = render(segment.units, key: "unit")
-            let sources = render(segment.sources, key: "source")
-            let devices = render(segment.devices, key: "device")
-            let metadata = render(segment.metadata, key: "metadata")
+            var rows = SampleRows(segment, format: format)
             let keep = (segment.sources + segment.devices).map { t -> Bool in
                 guard let filter else { return true }
                 return t.string?.lowercased().contains(filter) ?? false
@@ -50,47 +24,12 @@ extension Store {
                 for i in 0..<block.count {
                     let t = block.starts[i]
                     guard t >= from, t < to else { continue }
-                    let src = Int(block.sources[i])
-                    let dev = Int(block.devices[i])
-                    if filter != nil && !keep[src] && !keep[segment.sources.count + dev] { continue }
-                    let (startForm, endForm) = segment.forms[Int(block.forms[i])]
-                    let value = segment.value(of: block, at: i)
-                    out += typeField
-                    if format == .csv {
-                        out.append(UInt8(ascii: ","))
-                        ISO8601.append(t, startForm, to: &out)
-                        out.append(UInt8(ascii: ","))
-                        ISO8601.append(block.ends[i], endForm, to: &out)
-                        out.append(UInt8(ascii: ","))
-                        DayFileWriter.appendValue(value, to: &out)
-                        out.append(UInt8(ascii: ","))
-                        out += units[Int(block.units[i])]
-                        out.append(UInt8(ascii: ","))
-                        out += sources[src]
-                        out.append(UInt8(ascii: ","))
-                        out += devices[dev]
-                        out.append(UInt8(ascii: ","))
-                        out += metadata[Int(block.metadata[i])]
-                    } else {
-                        out += Array(",\"start\":\"".utf8)
-                        ISO8601.append(t, startForm, to: &out)
-                        out += Array("\",\"end\":\"".utf8)
-                        ISO8601.append(block.ends[i], endForm, to: &out)
-                        out.append(UInt8(ascii: "\""))
-                        switch value {
-                        case .absent: break
-                        case .null: out += Array(",\"value\":null".utf8)
-                        default:
-                            out += Array(",\"value\":".utf8)
-                            DayFileWriter.appendValue(value, to: &out)
-                        }
-                        out += units[Int(block.units[i])]
-                        out += sources[src]
-                        out += devices[dev]
-                        out += metadata[Int(block.metadata[i])]
-                        out.append(UInt8(ascii: "}"))
+                    if filter != nil && !keep[Int(block.sources[i])]
+                        && !keep[segment.sources.count + Int(block.devices[i])]
+                    {
+                        continue
                     }
-                    out.append(0x0A)
+                    rows.append(i, of: block, in: segment, to: &out)
                     if out.count >= 1 << 16 {
                         flush(out)
                         out.removeAll(keepingCapacity: true)

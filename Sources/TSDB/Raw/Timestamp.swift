@@ -191,64 +191,74 @@ package enum ISO8601 {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The longest text ``write(_:_:to:)`` makes: date, time, nine fraction digits and an offset.
+    package static let longestText = 35
+
     /// Appends the ISO 8601 text of an instant in `form` to `out`.
     package static func append(_ micros: Int64, _ form: TimeForm, to out: inout [UInt8]) {
+        // Made on the stack and appended once: long outputs format a timestamp per row.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longestText) { text in
+            let n = write(micros, form, to: text.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<n]))
+        }
+    }
+
+    /// Writes the ISO 8601 text of an instant in `form` at `text` (room for ``longestText`` bytes);
+    /// returns its length.
+    package static func write(_ micros: Int64, _ form: TimeForm, to text: UnsafeMutablePointer<UInt8>) -> Int {
         let local = micros + Int64(form.offsetMinutes) * 60 * microsPerSecond
         let (dayNumber, inDay) = floorDivide(local, microsPerDay)
         let (y, m, d) = civil(dayNumber)
         let secondOfDay = Int(inDay / microsPerSecond)
         let fraction = Int(inDay % microsPerSecond)
-        // Made on the stack and appended once: long outputs format a timestamp per row.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 40 + Int(form.fractionDigits)) { text in
-            var n = 0
-            @inline(__always) func put(_ v: Int, _ width: Int) {
-                // Most significant digit first.
-                var divisor = 1
-                for _ in 1..<width { divisor *= 10 }
-                while divisor > 0 {
-                    text[n] = UInt8(truncatingIfNeeded: 48 + (v / divisor) % 10)
-                    n += 1
-                    divisor /= 10
-                }
-            }
-            @inline(__always) func put(_ c: Unicode.Scalar) {
-                text[n] = UInt8(ascii: c)
+        var n = 0
+        @inline(__always) func put(_ v: Int, _ width: Int) {
+            // Most significant digit first.
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                text[n] = UInt8(truncatingIfNeeded: 48 + (v / divisor) % 10)
                 n += 1
+                divisor /= 10
             }
-            put(y, 4)
-            put("-")
-            put(m, 2)
-            put("-")
-            put(d, 2)
-            put("T")
-            put(secondOfDay / 3600, 2)
-            put(":")
-            put(secondOfDay / 60 % 60, 2)
-            put(":")
-            put(secondOfDay % 60, 2)
-            if form.fractionDigits > 0 {
-                put(".")
-                let digits = Int(form.fractionDigits)
-                if digits <= 6 {
-                    var f = fraction
-                    for _ in digits..<6 { f /= 10 }
-                    put(f, digits)
-                } else {
-                    put(fraction, 6)
-                    for _ in 6..<digits { put("0") }
-                }
-            }
-            if form.isZulu {
-                put("Z")
-            } else {
-                let o = Int(form.offsetMinutes)
-                put(o < 0 || form.isNegativeZero ? "-" : "+")
-                put(abs(o) / 60, 2)
-                put(":")
-                put(abs(o) % 60, 2)
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<n]))
         }
+        @inline(__always) func put(_ c: Unicode.Scalar) {
+            text[n] = UInt8(ascii: c)
+            n += 1
+        }
+        put(y, 4)
+        put("-")
+        put(m, 2)
+        put("-")
+        put(d, 2)
+        put("T")
+        put(secondOfDay / 3600, 2)
+        put(":")
+        put(secondOfDay / 60 % 60, 2)
+        put(":")
+        put(secondOfDay % 60, 2)
+        if form.fractionDigits > 0 {
+            put(".")
+            let digits = Int(form.fractionDigits)
+            if digits <= 6 {
+                var f = fraction
+                for _ in digits..<6 { f /= 10 }
+                put(f, digits)
+            } else {
+                put(fraction, 6)
+                for _ in 6..<min(digits, 9) { put("0") }
+            }
+        }
+        if form.isZulu {
+            put("Z")
+        } else {
+            let o = Int(form.offsetMinutes)
+            put(o < 0 || form.isNegativeZero ? "-" : "+")
+            put(abs(o) / 60, 2)
+            put(":")
+            put(abs(o) % 60, 2)
+        }
+        return n
     }
 
     @inline(__always) package static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {

@@ -49,6 +49,43 @@ package struct RowBytes: TextOutputStream {
         }
     }
 
+    /// Lets `body` write at most `room` bytes at the end of the row; it returns how many it wrote.
+    package mutating func write(room: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        precondition(room >= 0 && room <= capacity - count, "a row of more than \(capacity) bytes")
+        let n = body(base + count)
+        precondition(n >= 0 && n <= room)
+        count += n
+    }
+
+    /// An exact decimal as ``ExactDecimal/description`` writes it: the mantissa's digits with a
+    /// point before the last `scale` of them (and zeros before, when it has no more).
+    package mutating func write(mantissa: Int64, scale: UInt8) {
+        guard scale > 0 else { return write(mantissa) }
+        var digits = 1
+        var bound: UInt64 = 10
+        let magnitude = mantissa.magnitude
+        while digits < 20 && magnitude >= bound {
+            digits += 1
+            bound = bound &* 10
+        }
+        let s = Int(scale)
+        let shown = max(digits, s + 1)
+        let length = shown + 1 + (mantissa < 0 ? 1 : 0)
+        let p = claim(length)
+        var m = magnitude
+        var i = length
+        for k in 0..<shown {
+            if k == s {
+                i -= 1
+                p[i] = UInt8(ascii: ".")
+            }
+            i -= 1
+            p[i] = UInt8(truncatingIfNeeded: 48 + m % 10)
+            m /= 10
+        }
+        if mantissa < 0 { p[0] = UInt8(ascii: "-") }
+    }
+
     package mutating func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
 
     package mutating func write(_ text: StaticString) {
