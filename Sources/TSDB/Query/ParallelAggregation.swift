@@ -128,15 +128,15 @@ enum InOrderPieces {
         StandbyThread.run(second)
         var out = 0
         func handOutReady() {
-            while let next = progress.withLock({ p in
+            while var next = progress.withLock({ p in
                 p.held.removeValue(forKey: out).map { kept in
                     if kept.byOther { p.waiting -= 1 }
                     return kept
                 }
             }) {
-                var kept = next.output
                 if next.byOther { handedOut.signal() }
-                handOut(&kept)
+                // In place: the only reference, so a buffer in it can be reused.
+                handOut(&next.output)
                 out += 1
             }
         }
