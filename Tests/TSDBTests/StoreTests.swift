@@ -291,7 +291,7 @@ import Testing
 
     @Test(arguments: [
         "2025-13", "20x5", "2025-02-30", "2025-03-01T25:00", "2025-04-01..2025-03-01", "2025-03-01T08:00:00Z",
-        "yesterday",
+        "yesterday", "2025...2026", "2025-03-01...", ".2025", "2025-03-01.",
     ])
     func rejectsRanges(text: String) {
         #expect(throws: TSDBError.self) { try TimeRange.parse(text) }

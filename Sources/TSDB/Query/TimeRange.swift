@@ -26,10 +26,9 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
     /// `2025-03-01..2025-03-07` seven days. An instant as the end is exclusive.
     public static func parse(_ text: String, zone: TimeZoneRules = .utc) throws(TSDBError) -> TimeRange {
         let t = text.trimmingSpaces
-        let parts = t.split(separator: "..", maxSplits: 1, omittingEmptySubsequences: false)
-        if parts.count == 2 {
-            let a = String(parts[0])
-            let b = String(parts[1])
+        if let (before, after) = halves(t) {
+            let a = String(before)
+            let b = String(after)
             let from = a.isEmpty ? nil : try point(a, zone: zone, text: text).start
             let to = b.isEmpty ? nil : try point(b, zone: zone, text: text).exclusiveEnd
             if let from, let to, to < from {
@@ -43,6 +42,22 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
                 "\"\(text)\" is an instant, not a range; write \(t)..<end> or a date such as 2025-03")
         }
         return TimeRange(from: p.start, to: end)
+    }
+
+    /// `t` cut at its first `..`, if it has one. By hand: `split(separator: "..")` goes through the
+    /// string-processing library's generic searchers, whose type metadata a whole `tsdb query`
+    /// process paid about 0.1 ms to instantiate.
+    private static func halves(_ t: String) -> (Substring, Substring)? {
+        let u = t.utf8
+        var i = u.startIndex
+        while i < u.endIndex {
+            let next = u.index(after: i)
+            if next < u.endIndex && u[i] == UInt8(ascii: ".") && u[next] == UInt8(ascii: ".") {
+                return (t[..<i], t[u.index(after: next)...])
+            }
+            i = next
+        }
+        return nil
     }
 
     /// An instant (end nil) or a calendar period.
