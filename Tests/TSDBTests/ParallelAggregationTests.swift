@@ -355,8 +355,10 @@ import Testing
                 out.append(kept.0)
             })
         #expect(out == Array(0..<40))
+        // The piece being handed out counts here until its handOut returns, though the other
+        // thread may already have taken the next one: one more than the bound.
         let most = waiting.withLock { $0.most }
-        #expect(most >= 1 && most <= InOrderPieces.maximumWaiting, "\(most) pieces of the other thread waited")
+        #expect(most >= 1 && most <= InOrderPieces.maximumWaiting + 1, "\(most) pieces of the other thread waited")
     }
 
     @Test func aFailedPieceStopsTheRestAndThrowsOnceTheOtherThreadIsIdle() {
