@@ -102,9 +102,9 @@ enum InOrderPieces {
                 guard case .piece(let i) = step else {
                     if case .stop = step { return }
                     waitingSince = waitingSince ?? DispatchTime.now()
-                    // Looks again at once for a while (sleeping, the thread took milliseconds to wake),
+                    // Looks again at once for a moment (a piece is often about to go out),
                     // then sleeps until a piece goes out; the timeout notices a failure or the end.
-                    if DispatchTime.now() < waitingSince! + .milliseconds(2) {
+                    if DispatchTime.now() < waitingSince! + .microseconds(200) {
                         sched_yield()
                     } else {
                         _ = handedOut.wait(timeout: .now() + .milliseconds(1))
@@ -175,10 +175,11 @@ enum InOrderPieces {
         }
     }
 
-    /// Waits for `semaphore`, looking for a few milliseconds before sleeping: waking this thread
-    /// took up to 1.5 ms here, longer than the piece it waits for.
+    /// Waits for `semaphore`, looking for a moment before sleeping (the other thread's last piece
+    /// is often nearly done). Not longer: with the other core busy, looking took the time the
+    /// other thread needed to finish.
     private static func wait(for semaphore: DispatchSemaphore) {
-        let deadline = DispatchTime.now() + .milliseconds(5)
+        let deadline = DispatchTime.now() + .milliseconds(1)
         while DispatchTime.now() < deadline {
             if semaphore.wait(timeout: .now()) == .success { return }
             sched_yield()
