@@ -60,8 +60,8 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
     // Inlinable: the command line reads every cell of every row through the subscript.
     @usableFromInline var present: UInt16 = 0
     /// One per ``Statistic``, by its index. A tuple, not a SIMD vector: storing one lane of a vector
-    /// reloads the whole vector from the stack, a stall that cost a row of an hourly aggregate
-    /// more than its sum and mean.
+    /// went through the stack and reloaded the whole vector (the hottest instructions of an hourly
+    /// aggregate's row close in perf; the whole query's change was within this machine's noise).
     @usableFromInline var stored:
         (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

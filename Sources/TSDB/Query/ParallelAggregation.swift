@@ -13,9 +13,8 @@ import Dispatch
 /// (its own while the second thread is still on an earlier one, and every piece of the second
 /// thread) holds its rows until the pieces before it are out, and they go out as soon as they are.
 /// So held rows stay few (their memory is reused rather than faulted in anew) and writing
-/// overlaps scanning. A second thread can start late (an idle core may take milliseconds to
-/// wake): the calling thread then simply takes more pieces, and never waits for a thread that
-/// has taken none.
+/// overlaps scanning. A second thread can start late (its core may be busy): the calling thread
+/// then simply takes more pieces, and never waits for a thread that has taken none.
 struct AggregatePieces: Sendable {
     /// Below this many samples per piece a second thread costs more than it saves.
     static let minimumSamples = 100_000
@@ -65,9 +64,10 @@ enum InOrderPieces {
         var running = 0
         /// Finished pieces not yet out, and whether the other thread made each.
         var held: [Int: (output: Held, byOther: Bool)] = [:]
-        /// Pieces of the other thread in `held`.
-        var waiting = 0
         var failure: TSDBError?
+
+        /// Pieces of the other thread in `held`.
+        var waiting: Int { held.values.count { $0.byOther } }
     }
 
     /// What the other thread does next.
@@ -83,6 +83,8 @@ enum InOrderPieces {
         let progress = Locked(Progress<Held>())
         let finished = DispatchSemaphore(value: 0)
         let handedOut = DispatchSemaphore(value: 0)
+        // Wakes the other thread if it waits for room when this one stops (after a failure).
+        defer { handedOut.signal() }
         // The first piece is taken here before the other thread starts, so it always streams.
         var mine = progress.withLock { p -> Int? in
             guard count > 0 else { return nil }
@@ -90,7 +92,6 @@ enum InOrderPieces {
             return 0
         }
         let second: @Sendable () -> Void = {
-            var waitingSince: DispatchTime?
             while true {
                 let step = progress.withLock { p -> Step in
                     guard p.failure == nil, p.next < count else { return .stop }
@@ -101,24 +102,15 @@ enum InOrderPieces {
                 }
                 guard case .piece(let i) = step else {
                     if case .stop = step { return }
-                    waitingSince = waitingSince ?? DispatchTime.now()
-                    // Looks again at once for a moment (a piece is often about to go out),
-                    // then sleeps until a piece goes out; the timeout notices a failure or the end.
-                    if DispatchTime.now() < waitingSince! + .microseconds(200) {
-                        sched_yield()
-                    } else {
-                        _ = handedOut.wait(timeout: .now() + .milliseconds(1))
-                    }
+                    // Until a piece goes out (one is often about to).
+                    wait(for: handedOut, lookingFor: .microseconds(200))
                     continue
                 }
-                waitingSince = nil
                 let outcome = Result { () throws(TSDBError) in try hold(i) }
                 progress.withLock { p in
                     p.running -= 1
                     switch outcome {
-                    case .success(let kept):
-                        p.held[i] = (kept, true)
-                        p.waiting += 1
+                    case .success(let kept): p.held[i] = (kept, true)
                     case .failure(let error): p.failure = p.failure ?? error
                     }
                 }
@@ -128,12 +120,7 @@ enum InOrderPieces {
         StandbyThread.run(second)
         var out = 0
         func handOutReady() {
-            while var next = progress.withLock({ p in
-                p.held.removeValue(forKey: out).map { kept in
-                    if kept.byOther { p.waiting -= 1 }
-                    return kept
-                }
-            }) {
+            while var next = progress.withLock({ $0.held.removeValue(forKey: out) }) {
                 if next.byOther { handedOut.signal() }
                 // In place: the only reference, so a buffer in it can be reused.
                 handOut(&next.output)
@@ -171,15 +158,15 @@ enum InOrderPieces {
                 handOutReady()
                 if out == count { return }
             }
-            wait(for: finished)
+            // The other thread's last piece is often nearly done.
+            wait(for: finished, lookingFor: .milliseconds(1))
         }
     }
 
-    /// Waits for `semaphore`, looking for a moment before sleeping (the other thread's last piece
-    /// is often nearly done). Not longer: with the other core busy, looking took the time the
-    /// other thread needed to finish.
-    private static func wait(for semaphore: DispatchSemaphore) {
-        let deadline = DispatchTime.now() + .milliseconds(1)
+    /// Waits for `semaphore`, looking for it for `looking` before sleeping. Not longer: with the
+    /// other core busy, looking took the time the other thread needed to finish.
+    private static func wait(for semaphore: DispatchSemaphore, lookingFor looking: DispatchTimeInterval) {
+        let deadline = DispatchTime.now() + looking
         while DispatchTime.now() < deadline {
             if semaphore.wait(timeout: .now()) == .success { return }
             sched_yield()
@@ -246,8 +233,8 @@ extension Store {
         held: ([UInt8]) -> Void
     ) throws(TSDBError) {
         let template = result
-        // Buffers of rows already handed out, reused: fresh memory faults in page by page (a fifth
-        // of an hourly aggregate's time went to faults on held rows).
+        // Buffers of rows already handed out, reused: fresh memory faults in page by page (page
+        // faults were 14% of an hourly aggregate's profile, half of them on held rows).
         let spare = Locked<[[UInt8]]>([])
         try InOrderPieces.run(
             count: pieces.count,
@@ -285,7 +272,6 @@ extension Store {
             try scanPiece(plan, pieces, i, options, walker, &counts) { rows.append($0) }
             return AggregatePieces.Held(output: .rows(rows), counts: counts)
         }
-        var bytes = bytes
         // Room for any piece's rows at once: growing by doubling copied them twice over, and one
         // size for all lets a buffer that held one piece take the next without growing.
         if let rows = pieces.mostRows(bucket: options.bucket) { bytes.reserveCapacity(rows * format.maximumRowLength) }

@@ -34,30 +34,29 @@ struct SampleRows {
 
     /// Appends sample `i` of `block` (decoded from `segment`, all columns) as one row.
     mutating func append(_ i: Int, of block: DecodedBlock, in segment: SegmentReader, to out: inout [UInt8]) {
-        let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
-        let text = tag == ValueTag.numberText ? segment.dictionary.numberTexts[Int(block.mantissas[i])] : nil
-        let capacity = fixedLength + (text?.utf8.count ?? 24)
+        let value = segment.value(of: block, at: i)
+        // A decimal takes at most 21 bytes (19 digits, a sign and a point, or "-0." and 18).
+        var capacity = fixedLength + 24
+        if case .numberText(let text) = value { capacity += text.utf8.count }
+        let csv = format == .csv
         RowBytes.append(to: &out, capacity: capacity) { row in
             let (startForm, endForm) = segment.forms[Int(block.forms[i])]
             row.write(typeField)
-            row.write(format == .csv ? "," : ",\"start\":\"")
+            row.write(csv ? "," : ",\"start\":\"")
             stamp.write(block.starts[i], startForm, to: &row)
-            row.write(format == .csv ? "," : "\",\"end\":\"")
+            row.write(csv ? "," : "\",\"end\":\"")
             stamp.write(block.ends[i], endForm, to: &row)
-            if format == .ndjson { row.byte(UInt8(ascii: "\"")) }
-            if format == .csv {
-                row.byte(UInt8(ascii: ","))
-            } else if tag == ValueTag.null {
-                row.write(",\"value\":null")
-            } else if tag != ValueTag.absent {
-                row.write(",\"value\":")
-            }
-            if let text {
+            if !csv { row.byte(UInt8(ascii: "\"")) }
+            switch value {
+            case .absent: if csv { row.byte(UInt8(ascii: ",")) }
+            case .null: row.write(csv ? "," : ",\"value\":null")
+            case .decimal(let d):
+                row.write(csv ? "," : ",\"value\":")
+                row.write(mantissa: d.mantissa, scale: d.scale)
+            case .numberText(let text):
+                row.write(csv ? "," : ",\"value\":")
                 row.write(text)
-            } else if tag >= ValueTag.decimalBase {
-                row.write(mantissa: block.mantissas[i], scale: tag - ValueTag.decimalBase)
             }
-            let csv = format == .csv
             if csv { row.byte(UInt8(ascii: ",")) }
             units.write(Int(block.units[i]), to: &row)
             if csv { row.byte(UInt8(ascii: ",")) }
@@ -66,7 +65,7 @@ struct SampleRows {
             devices.write(Int(block.devices[i]), to: &row)
             if csv { row.byte(UInt8(ascii: ",")) }
             metadata.write(Int(block.metadata[i]), to: &row)
-            if format == .ndjson { row.byte(UInt8(ascii: "}")) }
+            if !csv { row.byte(UInt8(ascii: "}")) }
             row.byte(0x0A)
         }
     }

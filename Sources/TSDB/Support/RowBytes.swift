@@ -49,27 +49,13 @@ package struct RowBytes: TextOutputStream {
         }
     }
 
-    /// Lets `body` write at most `room` bytes at the end of the row; it returns how many it wrote.
-    package mutating func write(room: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
-        precondition(room >= 0 && room <= capacity - count, "a row of more than \(capacity) bytes")
-        let n = body(base + count)
-        precondition(n >= 0 && n <= room)
-        count += n
-    }
-
     /// An exact decimal as ``ExactDecimal/description`` writes it: the mantissa's digits with a
     /// point before the last `scale` of them (and zeros before, when it has no more).
     package mutating func write(mantissa: Int64, scale: UInt8) {
         guard scale > 0 else { return write(mantissa) }
-        var digits = 1
-        var bound: UInt64 = 10
         let magnitude = mantissa.magnitude
-        while digits < 20 && magnitude >= bound {
-            digits += 1
-            bound = bound &* 10
-        }
         let s = Int(scale)
-        let shown = max(digits, s + 1)
+        let shown = max(Self.digits(magnitude), s + 1)
         let length = shown + 1 + (mantissa < 0 ? 1 : 0)
         let p = claim(length)
         var m = magnitude
@@ -123,12 +109,7 @@ package struct RowBytes: TextOutputStream {
     /// `n` in decimal.
     package mutating func write(_ n: Int64) {
         var magnitude = n.magnitude
-        var digits = 1
-        var bound: UInt64 = 10
-        while digits < 20 && magnitude >= bound {
-            digits += 1
-            bound = bound &* 10
-        }
+        let digits = Self.digits(magnitude)
         let p = claim(digits + (n < 0 ? 1 : 0))
         var i = digits + (n < 0 ? 1 : 0)
         repeat {
@@ -137,5 +118,16 @@ package struct RowBytes: TextOutputStream {
             magnitude /= 10
         } while magnitude > 0
         if n < 0 { p[0] = UInt8(ascii: "-") }
+    }
+
+    /// How many decimal digits `magnitude` has.
+    private static func digits(_ magnitude: UInt64) -> Int {
+        var digits = 1
+        var bound: UInt64 = 10
+        while digits < 20 && magnitude >= bound {
+            digits += 1
+            bound = bound &* 10
+        }
+        return digits
     }
 }

@@ -37,7 +37,7 @@ package final class StandbyThread: Sendable {
         guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else { return }
         let thread = StandbyThread(.waiting)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        guard launch({ thread.poll(until: deadline) }) else { return }
+        guard launch({ thread.waitForWork(until: deadline) }) else { return }
         early.withLock { $0 = thread }
     }
 
@@ -63,24 +63,16 @@ package final class StandbyThread: Sendable {
         return given
     }
 
-    private func poll(until deadline: UInt64) {
-        while true {
-            let (work, stop): ((@Sendable () -> Void)?, Bool) = state.withLock { s in
-                switch s {
-                case .given(let work):
-                    s = .stopped
-                    return (work, true)
-                case .waiting where DispatchTime.now().uptimeNanoseconds >= deadline:
-                    s = .stopped
-                    return (nil, true)
-                case .waiting: return (nil, false)
-                case .stopped: return (nil, true)
-                }
-            }
-            work?()
-            if stop { return }
-            _ = handed.wait(timeout: DispatchTime(uptimeNanoseconds: deadline))
+    /// Sleeps until work is handed over or `deadline` passes, then runs the work, if any; work
+    /// handed over after that is refused (``hand(_:)`` returns false).
+    private func waitForWork(until deadline: UInt64) {
+        _ = handed.wait(timeout: DispatchTime(uptimeNanoseconds: deadline))
+        let work = state.withLock { s -> (@Sendable () -> Void)? in
+            defer { s = .stopped }
+            guard case .given(let work) = s else { return nil }
+            return work
         }
+        work?()
     }
 
     /// Starts a detached thread on another core running `body`; false if none could be made.
