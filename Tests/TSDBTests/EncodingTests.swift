@@ -98,22 +98,55 @@ import Testing
 }
 
 @Suite struct IntColumnTests {
+    /// Encodes and decodes `values`, checking that what the decoder says its headers prove holds.
     func roundTrip(_ values: [Int64]) throws -> [Int64] {
+        try decoded(values).values
+    }
+
+    func decoded(_ values: [Int64]) throws -> (values: [Int64], facts: IntColumn.Facts) {
         var w = ByteWriter()
         values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
         var bytes = w.bytes
         let encodedLength = bytes.count
         bytes += [UInt8](repeating: 0xAB, count: IntColumn.readSlack)  // slack must not leak into values
         var out = [Int64](repeating: 0, count: values.count)
+        var facts = IntColumn.Facts.unknown
         try bytes.withUnsafeBytes { (buf) throws in
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<encodedLength]), context: "column")
             try out.withUnsafeMutableBufferPointer { p in
-                try IntColumn.decode(
+                facts = try IntColumn.decode(
                     &r, count: values.count, into: p.baseAddress ?? UnsafeMutablePointer(bitPattern: 8)!)
             }
             #expect(r.isAtEnd)
         }
-        return out
+        if let range = facts.range, let outside = out.first(where: { !range.contains($0) }) {
+            Issue.record("\(outside) outside the proven range \(range)")
+        }
+        if facts.ascending, let i = out.indices.dropFirst().first(where: { out[$0] < out[$0 - 1] }) {
+            Issue.record("proven ascending, but value \(i) is below the one before")
+        }
+        return (out, facts)
+    }
+
+    /// The checks after decoding a block skip their pass over a column when its headers prove
+    /// the answer: these are the columns where that must happen.
+    @Test func headersProveWhatTheyCan() throws {
+        #expect(try decoded([Int64](repeating: 3, count: 500)).facts == .init(range: 3...3, ascending: true))
+        let ids = try decoded((0..<500).map { Int64($0 % 3) + 2 }).facts
+        #expect(ids.range.map { $0.lowerBound >= 2 && $0.upperBound < 8 } == true && !ids.ascending)
+        var rng = SplitMix64(seed: 12)
+        var t: Int64 = 0
+        let starts = (0..<1000).map { i -> Int64 in
+            t += i % 300 < 100 ? Int64.random(in: 4...5, using: &rng) : Int64.random(in: 60...300, using: &rng)
+            return t
+        }
+        let startFacts = try decoded(starts).facts
+        #expect(startFacts.ascending && startFacts.range.map { $0.contains(starts[0]) && $0.contains(t) } == true)
+        // Deltas that may go down, or sums that may wrap, prove no order.
+        #expect(try decoded([5, 4, 6, 7, 8, 9, 10, 11]).facts.ascending == false)
+        #expect(try decoded([.max, .min]).facts == .unknown)
+        #expect(try decoded([.min, .max]).facts == .unknown)
+        #expect(try decoded([0, .max / 2, .max - 1]).facts == .init(range: 0...(.max - 1), ascending: true))
     }
 
     static let boundaries: [Int64] = {

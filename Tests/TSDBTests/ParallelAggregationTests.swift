@@ -274,7 +274,7 @@ import Testing
             var i = 0
             while i < block.count {
                 let j = min(block.count, i + Int.random(in: 1...90, using: &rng))
-                runs.add(block, i..<j, in: reader, keepValues: keep)
+                runs.add(block, i..<j, in: reader, keepValues: keep, spread: true)
                 i = j
             }
             for k in 0..<block.count {
@@ -294,6 +294,85 @@ import Testing
                 let b = each.value(s, cumulativeSum: nil, style: .discreteArithmetic)
                 #expect(a == b, "\(s), values kept: \(keep)")
             }
+        }
+    }
+
+    /// Blocks of whole numbers (one value tag) are added in integers; every running figure must
+    /// come out with the same bits as adding the values one by one, and the integers must not be
+    /// used where they could not be exact (values or sums near 2^52, a running sum with a fraction).
+    /// The search for a bucket's end in a decoded block against a linear scan, over every start,
+    /// end and limit of small ascending arrays with repeats.
+    @Test func bucketEndSearchMatchesALinearScan() {
+        var rng = SplitMix64(seed: 31)
+        for length in [1, 2, 3, 7, 40, 130] {
+            var t: Int64 = 0
+            let starts = (0..<length).map { _ in
+                t += Int64.random(in: 0...3, using: &rng)
+                return t
+            }
+            starts.withUnsafeBufferPointer { p in
+                for from in 1...length {
+                    for to in from...length {
+                        for limit in -1...(t + 2) {
+                            var linear = from
+                            while linear < to && starts[linear] < limit { linear += 1 }
+                            let found = Store.firstIndex(in: p, from: from, to: to, notBefore: limit)
+                            if found != linear {
+                                Issue.record("\(length) starts, \(from)..<\(to) below \(limit): \(found) ≠ \(linear)")
+                                return
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static let wholeNumberCases: [(ClosedRange<Int64>, Double)] = {
+        let big: Int64 = 1 << 40
+        let edge: Int64 = 1 << 51
+        let beyond: Int64 = 1 << 53
+        return [
+            (40...200, 0), (-5_000...5_000, 0), (0...0, 0), (big...big + 100, 0), (edge...2 * edge + 10, 0),
+            (40...200, 0.5), (-beyond...beyond, 0),
+        ]
+    }()
+
+    @Test(arguments: wholeNumberCases)
+    func wholeNumberRunsAddUpBitForBit(values: ClosedRange<Int64>, before: Double) throws {
+        let samples = SlotSummaryTests.series(700, seed: 21).enumerated().map { i, s -> Sample in
+            var s = s
+            var rng = SplitMix64(seed: UInt64(i))
+            s.value = .decimal(ExactDecimal(mantissa: Int64.random(in: values, using: &rng), scale: 0))
+            return s
+        }
+        let folder = TemporaryFolder("whole")
+        defer { folder.cleanup() }
+        folder.write(bytes: encodeSegment(samples, blockSamples: 700, codec: .lz4), to: "x.seg")
+        let reader = try SegmentReader(path: folder.path + "/x.seg")
+        let block = DecodedBlock()
+        try reader.decode(block: 0, into: block, columns: .values)
+        #expect(block.uniformValueTag == ValueTag.decimalBase)
+        var rng = SplitMix64(seed: 22)
+        for spread in [true, false] {
+            var (runs, each) = (Accumulator(), Accumulator())
+            if before != 0 {
+                runs.add(before, keepValue: false)
+                each.add(before, keepValue: false)
+            }
+            var i = 0
+            while i < block.count {
+                let j = min(block.count, i + Int.random(in: 1...200, using: &rng))
+                runs.add(block, i..<j, in: reader, keepValues: false, spread: spread)
+                i = j
+            }
+            for k in 0..<block.count { each.add(Double(block.mantissas[k]), keepValue: false) }
+            func bits(_ a: Accumulator) -> [UInt64?] {
+                var figures = [a.sum, a.minimum, a.maximum, a.first, a.last].map { $0?.bitPattern }
+                if spread { figures += [a.shiftedSum, a.shiftedSquares, a.reference].map { $0?.bitPattern } }
+                return figures + [UInt64(a.count), UInt64(a.valueCount)]
+            }
+            #expect(bits(runs) == bits(each), "values \(values), \(before) before, spread \(spread)")
         }
     }
 

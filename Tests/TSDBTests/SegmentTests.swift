@@ -233,3 +233,115 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
         #expect(error([])?.message.contains("truncated") == true)
     }
 }
+
+/// Blocks whose every length, offset and CRC is right but whose columns are not: only the
+/// checks after decoding can tell, and each failure must be named with its sample.
+@Suite struct DecodedColumnCheckTests {
+    /// 40 heart rates five minutes apart (no slot summaries), in one block.
+    static let samples = SlotSummaryTests.series(40, seed: 5).enumerated().map { i, s -> Sample in
+        var s = s
+        s.start.microseconds = 1_740_787_200_000_000 + Int64(i) * 300_000_000
+        s.end = s.start
+        return s
+    }
+
+    /// The segment of ``samples`` (codec none) with its block's columns as `tamper` leaves them,
+    /// and every length, offset and CRC made right again.
+    func segment(tampering tamper: (inout BlockColumns) -> Void) throws -> [UInt8] {
+        let bytes = encodeSegment(Self.samples, blockSamples: 1000, codec: .none)
+        let footerStart = bytes.count - SegmentFormat.footerSize
+        var footer = try bytes.withUnsafeBytes { (b) throws in
+            try SegmentFooter.decode(UnsafeRawBufferPointer(rebasing: b[footerStart...]), fileOffset: footerStart)
+        }
+        let (dictionaryStart, indexStart) = (Int(footer.dictionaryOffset), Int(footer.indexOffset))
+        var entry = try bytes.withUnsafeBytes { (b) throws in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: b[indexStart..<footerStart]), context: "index")
+            return try IndexEntry.decode(&r, index: 0)
+        }
+        #expect(footer.blockCount == 1 && entry.location.codec == .none)
+        let n = entry.summary.sampleCount
+        let raw =
+            Array(bytes[entry.location.offset..<dictionaryStart]) + Array(repeating: 0, count: IntColumn.readSlack)
+        var columns = BlockColumns(capacity: n)
+        try raw.withUnsafeBytes { (b) throws in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: b[0..<entry.location.rawLength]), context: "block")
+            for c in Column.allCases {
+                var values = [Int64](repeating: 0, count: n)
+                try values.withUnsafeMutableBufferPointer { (v) throws in
+                    _ = try IntColumn.decode(&r, count: n, into: v.baseAddress!)
+                }
+                columns[c] = values
+            }
+        }
+        tamper(&columns)
+        let block = columns.encode()
+        let shift = block.count - entry.location.storedLength
+        entry.location.storedLength = block.count
+        entry.location.rawLength = block.count
+        entry.location.crc = CRC32C.checksum(block)
+        var index = ByteWriter()
+        entry.encode(into: &index)
+        footer.dictionaryOffset += UInt64(shift)
+        footer.indexOffset += UInt64(shift)
+        footer.indexCRC = CRC32C.checksum(index.bytes)
+        var out = ByteWriter()
+        out.append(Array(bytes[0..<entry.location.offset]))
+        out.append(block)
+        out.append(Array(bytes[dictionaryStart..<indexStart]))  // the dictionary and the slot region
+        out.append(index.bytes)
+        footer.encode(into: &out)
+        return out.bytes
+    }
+
+    /// The error of decoding the tampered block whole, after checking that decoding only its
+    /// values (as aggregates do) fails the same way when the damage is in the columns they read.
+    func failure(_ tamper: (inout BlockColumns) -> Void, inValues: Bool = true) throws -> String? {
+        let folder = TemporaryFolder("columns")
+        defer { folder.cleanup() }
+        folder.write(bytes: try segment(tampering: tamper), to: "x.seg")
+        func message(_ columns: ColumnSet) throws -> String? {
+            do {
+                try SegmentReader(path: folder.path + "/x.seg").decode(block: 0, into: DecodedBlock(), columns: columns)
+                return nil
+            } catch { return error.message }
+        }
+        let whole = try message(.all)
+        if inValues { #expect(try message(.values) == whole) }
+        return whole
+    }
+
+    @Test func untouchedColumnsDecode() throws {
+        #expect(try failure { _ in } == nil)
+    }
+
+    @Test func startsOutOfOrder() throws {
+        #expect(try failure { $0[.start].swapAt(7, 8) } == "block 0: sample 8: starts are not in order")
+    }
+
+    @Test func startBeforeTheBlock() throws {
+        #expect(try failure { $0[.start][0] = -1 } == "block 0: sample 0: starts are not in order")
+    }
+
+    @Test func startOverflowing() throws {
+        #expect(try failure { $0[.start][39] = .max / 100 } == "block 0: sample 39: time overflows 64 bits")
+    }
+
+    @Test func negativeDuration() throws {
+        #expect(try failure({ $0[.duration][6] = -1 }, inValues: false) == "block 0: sample 6: negative duration")
+    }
+
+    @Test func idsOutOfRange() throws {
+        let source = try failure({ $0[.source][12] = 9 }, inValues: false)
+        #expect(source == "block 0: sample 12: source id 9 out of range")
+        #expect(try failure({ $0[.unit][3] = -1 }, inValues: false) == "block 0: sample 3: unit id -1 out of range")
+        #expect(try failure { $0[.valueTag][5] = 22 } == "block 0: sample 5: value tag id 22 out of range")
+    }
+
+    @Test func numberTextOutOfRange() throws {
+        let message = try failure {
+            $0[.valueTag][30] = Int64(ValueTag.numberText)
+            $0[.mantissa][30] = 4
+        }
+        #expect(message == "block 0: sample 30: number text id 4 out of range")
+    }
+}

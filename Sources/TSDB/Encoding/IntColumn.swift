@@ -144,10 +144,67 @@ enum IntColumn {
         out.append(bytes)
     }
 
-    /// Decodes `count` values into `out`. `reader` must sit on a buffer with ``readSlack`` bytes
-    /// of addressable memory after its end (the decoder's scratch buffer guarantees this).
+    /// What a column's headers prove about its values, so a reader's checks need not look at
+    /// each value: a heart-rate block's value tags, units and sources are one value each (width
+    /// 0), and its starts are deltas that are never negative.
+    struct Facts: Equatable {
+        /// Every value lies in this range (nil: the headers do not bound them).
+        var range: ClosedRange<Int64>?
+        /// The values never decrease.
+        var ascending: Bool
+
+        static let unknown = Facts(range: nil, ascending: false)
+
+        /// `count` values `reference + p`, `p` below 2^`width`: bounded unless that can wrap.
+        static func frameOfReference(reference: Int64, width: Int, count: Int) -> Facts {
+            guard let top = largest(reference: reference, width: width) else { return .unknown }
+            return Facts(range: reference...top, ascending: width == 0 || count < 2)
+        }
+
+        /// The largest of `reference + p` for `p` below 2^`width`, if no such sum wraps.
+        static func largest(reference: Int64, width: Int) -> Int64? {
+            guard width < 63 else { return nil }
+            let (top, overflow) = reference.addingReportingOverflow((1 << Int64(width)) - 1)
+            return overflow ? nil : top
+        }
+    }
+
+    /// Running bounds of a delta column's prefix sums, one run of deltas at a time.
+    private struct DeltaBounds {
+        var lowest: Int64
+        var highest: Int64
+        var ascending = true
+        var known = true
+
+        init(first: Int64) { (lowest, highest) = (first, first) }
+
+        /// `count` more deltas `reference + p`, `p` below 2^`width`.
+        mutating func add(count: Int, reference: Int64, width: Int) {
+            guard known, let top = Facts.largest(reference: reference, width: width) else {
+                known = false
+                return
+            }
+            let (down, o1) = Int64(count).multipliedReportingOverflow(by: Swift.min(reference, 0))
+            let (up, o2) = Int64(count).multipliedReportingOverflow(by: Swift.max(top, 0))
+            let (newLowest, o3) = lowest.addingReportingOverflow(down)
+            let (newHighest, o4) = highest.addingReportingOverflow(up)
+            guard !(o1 || o2 || o3 || o4) else {
+                known = false
+                return
+            }
+            (lowest, highest) = (newLowest, newHighest)
+            ascending = ascending && reference >= 0
+        }
+
+        var facts: Facts { known ? Facts(range: lowest...highest, ascending: ascending) : .unknown }
+    }
+
+    /// Decodes `count` values into `out`, and returns what the headers prove about them. `reader`
+    /// must sit on a buffer with ``readSlack`` bytes of addressable memory after its end (the
+    /// decoder's scratch buffer guarantees this).
+    @discardableResult
     static func decode(_ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>)
-        throws(TSDBError)
+        throws(TSDBError) -> Facts
     {
         let raw = try reader.u8("column encoding")
         guard let encoding = Encoding(rawValue: raw) else {
@@ -160,6 +217,7 @@ enum IntColumn {
             let width = try widthByte(&reader)
             let packed = try reader.bytes(packedByteCount(count: n, width: width), "FOR packed values")
             unpack(packed, count: n, width: width, reference: reference, into: out)
+            return .frameOfReference(reference: reference, width: width, count: n)
         case .deltaFrameOfReference:
             guard n > 0 else { throw reader.fail("delta-FOR column with no values") }
             let first = try reader.varint("delta-FOR first value")
@@ -167,29 +225,27 @@ enum IntColumn {
             let width = try widthByte(&reader)
             let packed = try reader.bytes(packedByteCount(count: n - 1, width: width), "delta-FOR packed deltas")
             out[0] = first
-            unpack(packed, count: n - 1, width: width, reference: reference, into: out + 1)
-            var running = first
-            for i in 1..<n {
-                running = running &+ out[i]
-                out[i] = running
-            }
+            _ = unpackSums(packed, count: n - 1, width: width, reference: reference, from: first, into: out + 1)
+            var bounds = DeltaBounds(first: first)
+            bounds.add(count: n - 1, reference: reference, width: width)
+            return bounds.facts
         case .deltaMiniblocks:
             guard n > 1 else { throw reader.fail("miniblock column with fewer than 2 values") }
             out[0] = try reader.varint("miniblock first value")
+            var bounds = DeltaBounds(first: out[0])
+            var running = out[0]
             var start = 1
             while start < n {
                 let count = min(miniblockSize, n - start)
                 let reference = try reader.varint("miniblock reference")
                 let width = try widthByte(&reader)
                 let packed = try reader.bytes(packedByteCount(count: count, width: width), "miniblock packed deltas")
-                unpack(packed, count: count, width: width, reference: reference, into: out + start)
+                running = unpackSums(
+                    packed, count: count, width: width, reference: reference, from: running, into: out + start)
+                bounds.add(count: count, reference: reference, width: width)
                 start += count
             }
-            var running = out[0]
-            for i in 1..<n {
-                running = running &+ out[i]
-                out[i] = running
-            }
+            return bounds.facts
         }
     }
 
@@ -233,10 +289,37 @@ enum IntColumn {
         _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64,
         into out: UnsafeMutablePointer<Int64>
     ) {
+        if width == 0 { return out.update(repeating: reference, count: n) }
+        forEachPacked(packed, count: n, width: width) { i, p in out[i] = reference &+ Int64(bitPattern: p) }
+    }
+
+    /// Unpacks `n` deltas `reference + p` and writes the running sums from `running` on, in the
+    /// same pass (one pass over the values instead of two); returns the last sum.
+    @inline(__always)
+    static func unpackSums(
+        _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64, from running: Int64,
+        into out: UnsafeMutablePointer<Int64>
+    ) -> Int64 {
+        var running = running
         if width == 0 {
-            out.update(repeating: reference, count: n)
-            return
+            for i in 0..<n {
+                running = running &+ reference
+                out[i] = running
+            }
+            return running
         }
+        forEachPacked(packed, count: n, width: width) { i, p in
+            running = running &+ reference &+ Int64(bitPattern: p)
+            out[i] = running
+        }
+        return running
+    }
+
+    /// Calls `body` with each of the `n` packed `width`-bit numbers (1–64 bits) in order.
+    @inline(__always)
+    private static func forEachPacked(
+        _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, _ body: (Int, UInt64) -> Void
+    ) {
         guard let base = packed.baseAddress else { return }
         if width <= 56 {
             // One unaligned 8-byte load covers any value (shift <= 7, width <= 56).
@@ -244,7 +327,7 @@ enum IntColumn {
             var bit = 0
             for i in 0..<n {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
-                out[i] = reference &+ Int64(bitPattern: (word >> UInt64(bit & 7)) & mask)
+                body(i, (word >> UInt64(bit & 7)) & mask)
                 bit += width
             }
         } else {
@@ -259,7 +342,7 @@ enum IntColumn {
                     let hi = UInt64(base.load(fromByteOffset: byte + 8, as: UInt8.self))
                     v |= hi << (64 - shift)
                 }
-                out[i] = reference &+ Int64(bitPattern: v & mask)
+                body(i, v & mask)
                 bit += width
             }
         }

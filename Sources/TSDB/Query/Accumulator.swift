@@ -72,9 +72,15 @@ struct Accumulator {
     /// Adds samples `range` of a decoded block (values and value tags decoded), in order, exactly
     /// as ``add(_:keepValue:)`` one by one would, with the running figures held in locals.
     mutating func add(
-        _ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader, keepValues: Bool
+        _ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader, keepValues: Bool, spread: Bool
     ) {
         guard !range.isEmpty else { return }
+        if block.uniformValueTag == ValueTag.decimalBase
+            && addWholeNumbers(UnsafeBufferPointer(rebasing: block.mantissas[range]), spread: spread)
+        {
+            if keepValues { keep(block, range, in: segment) }
+            return
+        }
         let tags = UnsafeBufferPointer(block.valueTags)
         let mantissas = UnsafeBufferPointer(block.mantissas)
         var (samples, numeric, total, low, high) = (count, valueCount, sum, minimum, maximum)
@@ -109,6 +115,69 @@ struct Accumulator {
         (shiftedSum, shiftedSquares) = (shifted, squares)
         (self.reference, self.first, self.last) = (reference, first, last)
         if keepValues { keep(block, range, in: segment) }
+    }
+
+    /// Adds whole-number values exactly as ``add(_:keepValue:)`` one by one would, in integers:
+    /// while every partial sum stays below 2^52 in magnitude, each Double addition of whole
+    /// numbers is exact, so one addition of the integer total gives the same bits. Heart rate's
+    /// sums, shifted sums and squares stay far below that. Without `spread` (no standard deviation
+    /// asked for) the shifted sums are left alone, as ``merge(_:spread:)-(BlockSummary,_)`` does.
+    /// Adds nothing and returns false when a bound does not hold (or a running figure is not a
+    /// whole number).
+    private mutating func addWholeNumbers(_ values: UnsafeBufferPointer<Int64>, spread: Bool) -> Bool {
+        let bound = 0x1p52
+        func whole(_ x: Double) -> Bool { x == x.rounded(.towardZero) && abs(x) < bound }
+        guard whole(sum) else { return false }
+        // One pass in wrapping arithmetic; the bounds checked after it exclude any wrap.
+        var (lowest, highest, total) = (values[0], values[0], Int64(0))
+        for v in values {
+            lowest = Swift.min(lowest, v)
+            highest = Swift.max(highest, v)
+            total &+= v
+        }
+        let n = Double(values.count)
+        guard lowest > -(1 << 52) && highest < 1 << 52,
+            abs(sum) + n * Swift.max(-Double(lowest), Double(highest)) < bound
+        else { return false }
+        if spread {
+            guard let (shifted, squares) = shiftedWholeNumbers(values, lowest: lowest, highest: highest) else {
+                return false
+            }
+            shiftedSum += Double(shifted)
+            shiftedSquares += Double(squares)
+        }
+        count += values.count
+        valueCount += values.count
+        sum += Double(total)
+        minimum = Swift.min(minimum, Double(lowest))
+        maximum = Swift.max(maximum, Double(highest))
+        if first == nil { first = Double(values[0]) }
+        last = Double(values[values.count - 1])
+        return true
+    }
+
+    /// Σx and Σx² of `values` shifted by the reference (taking the first value when there is
+    /// none yet), when they are exact; nil (and no reference taken) when not.
+    private mutating func shiftedWholeNumbers(_ values: UnsafeBufferPointer<Int64>, lowest: Int64, highest: Int64)
+        -> (Int64, Int64)?
+    {
+        let bound = 0x1p52
+        let shift = reference ?? Double(values[0])
+        let spread = Swift.max(abs(Double(lowest) - shift), abs(Double(highest) - shift))
+        let n = Double(values.count)
+        guard shift == shift.rounded(.towardZero) && abs(shift) < bound,
+            shiftedSum == shiftedSum.rounded(.towardZero), shiftedSquares == shiftedSquares.rounded(.towardZero),
+            abs(shiftedSum) + n * spread < bound, shiftedSquares + n * spread * spread < bound
+        else { return nil }
+        let r = Int64(shift)
+        var (shifted, squares) = (Int64(0), Int64(0))
+        for v in values {
+            let x = v &- r
+            shifted &+= x
+            squares &+= x &* x
+        }
+        reference = shift
+        return (shifted, squares)
     }
 
     /// Keeps the values of samples `range` for percentiles: counted while they fit the

@@ -8,6 +8,11 @@ public final class DecodedBlock {
     public private(set) var count = 0
     /// Which columns the last decode filled (bit `Column.rawValue`).
     private(set) var decodedColumns: ColumnSet = .all
+    /// The value tag of every sample, when the last decode read values and all share one
+    /// (heart rate: whole numbers). Lets aggregates take a block's values without a test per sample.
+    package fileprivate(set) var uniformValueTag: UInt8?
+    /// What each decoded column's headers proved (``IntColumn/Facts``), for the checks after decoding.
+    fileprivate var facts = [IntColumn.Facts](repeating: .unknown, count: Column.allCases.count)
     private var capacity = 0
     private var storage = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
     private var scratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 8)
@@ -71,6 +76,7 @@ public final class DecodedBlock {
 
     func prepare(_ n: Int, columns: ColumnSet) {
         decodedColumns = columns
+        uniformValueTag = nil
         if n > capacity {
             storage.deallocate()
             capacity = max(n, capacity * 2)
@@ -133,8 +139,9 @@ extension SegmentReader {
                 context: "block \(index) (offsets within its decompressed bytes)")
             for c in Column.allCases {
                 if columns.contains(c) {
-                    try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
+                    block.facts[c.rawValue] = try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
                 } else {
+                    block.facts[c.rawValue] = .unknown
                     try IntColumn.skip(&r, count: n)
                 }
             }
@@ -161,23 +168,28 @@ extension SegmentReader {
     }
 
     /// Turns stored offsets/durations into instants and checks every invariant the encoder
-    /// guarantees, for the columns that were decoded.
+    /// guarantees, for the columns that were decoded. Each check first runs as one pass without
+    /// early exits (the common case: nothing is wrong); only a failed pass looks for the sample to
+    /// name in the error.
     private func validate(_ b: DecodedBlock, index: Int, location: BlockLocation, summary: BlockSummary)
         throws(TSDBError)
     {
+        let facts = b.facts
         func bad(_ what: String) -> TSDBError { .corrupt("block \(index): \(what)", offset: location.offset) }
         let unit = SegmentFormat.powersOfTen[Int(location.timeUnitExponent)]
         let n = b.count
         let columns = b.decodedColumns
         let starts = b.column(.start)
-        var previous = summary.firstStart
-        for i in 0..<n {
-            let (offset, o1) = starts[i].multipliedReportingOverflow(by: unit)
-            let (start, o2) = summary.firstStart.addingReportingOverflow(offset)
-            guard !(o1 || o2) else { throw bad("sample \(i): time overflows 64 bits") }
-            guard start >= previous else { throw bad("sample \(i): starts are not in order") }
-            starts[i] = start
-            previous = start
+        if !Self.offsetsAscend(
+            starts, known: facts[Column.start.rawValue].ascending, unit: unit, from: summary.firstStart)
+        {
+            throw Self.disorder(starts, unit: unit, from: summary.firstStart, bad)
+        }
+        let first = summary.firstStart
+        if unit == 1 {
+            for i in 0..<n { starts[i] = first &+ starts[i] }
+        } else {
+            for i in 0..<n { starts[i] = first &+ starts[i] &* unit }
         }
         guard starts[0] == summary.firstStart, starts[n - 1] == summary.lastStart else {
             throw bad("decoded starts disagree with the block summary")
@@ -195,10 +207,12 @@ extension SegmentReader {
             }
             guard maxEnd == summary.maxEnd else { throw bad("decoded ends disagree with the block summary") }
         }
-        // Unsigned comparisons check 0 ≤ id < limit in one step.
         func ids(_ c: Column, below limit: Int, _ what: String) throws(TSDBError) {
             guard columns.contains(c) else { return }
+            if let range = facts[c.rawValue].range, range.lowerBound >= 0 && range.upperBound < limit { return }
             let column = b.column(c)
+            // Unsigned, so one comparison checks 0 ≤ id < limit.
+            guard Self.largestUnsigned(column) >= UInt64(limit) else { return }
             for i in 0..<n where UInt64(bitPattern: column[i]) >= UInt64(limit) {
                 throw bad("sample \(i): \(what) id \(column[i]) out of range")
             }
@@ -209,15 +223,63 @@ extension SegmentReader {
         try ids(.source, below: sources.count, "source")
         try ids(.device, below: devices.count, "device")
         try ids(.metadata, below: metadata.count, "metadata")
-        if columns.contains(.mantissa) && columns.contains(.valueTag) {
-            let tags = b.column(.valueTag)
-            let mantissas = b.column(.mantissa)
-            let textLimit = UInt64(dictionary.numberTexts.count)
-            for i in 0..<n where tags[i] == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= textLimit
-            {
-                throw bad("sample \(i): number text id \(mantissas[i]) out of range")
-            }
+        guard columns.contains(.mantissa) && columns.contains(.valueTag) else { return }
+        let tags = b.column(.valueTag)
+        let known = facts[Column.valueTag.rawValue].range
+        let (lowestTag, highestTag) = known.map { ($0.lowerBound, $0.upperBound) } ?? Self.extremes(tags)
+        if lowestTag == highestTag { b.uniformValueTag = UInt8(lowestTag) }
+        guard lowestTag <= Int64(ValueTag.numberText) && highestTag >= Int64(ValueTag.numberText) else { return }
+        let mantissas = b.column(.mantissa)
+        let textLimit = UInt64(dictionary.numberTexts.count)
+        for i in 0..<n where tags[i] == Int64(ValueTag.numberText) && UInt64(bitPattern: mantissas[i]) >= textLimit {
+            throw bad("sample \(i): number text id \(mantissas[i]) out of range")
         }
+    }
+
+    /// Whether stored start offsets make instants `from + offset × unit` in order, none before
+    /// `from`, without overflow: the offsets ascend (`known`: their column's headers say so) from
+    /// ≥ 0, and the last one's instant fits.
+    private static func offsetsAscend(
+        _ offsets: UnsafeMutableBufferPointer<Int64>, known: Bool, unit: Int64, from: Int64
+    ) -> Bool {
+        var descents = 0
+        if !known {
+            for i in 1..<max(offsets.count, 1) { descents &+= offsets[i] < offsets[i - 1] ? 1 : 0 }
+        }
+        let (span, o1) = offsets[offsets.count - 1].multipliedReportingOverflow(by: unit)
+        let (_, o2) = from.addingReportingOverflow(span)
+        return descents == 0 && offsets[0] >= 0 && !o1 && !o2
+    }
+
+    /// The error naming the first offset whose instant overflows or goes back (offsets that
+    /// fail ``offsetsAscend(_:unit:from:)`` have one).
+    private static func disorder(
+        _ offsets: UnsafeMutableBufferPointer<Int64>, unit: Int64, from: Int64, _ bad: (String) -> TSDBError
+    ) -> TSDBError {
+        var previous = from
+        for i in offsets.indices {
+            let (offset, o1) = offsets[i].multipliedReportingOverflow(by: unit)
+            let (start, o2) = from.addingReportingOverflow(offset)
+            guard !(o1 || o2) else { return bad("sample \(i): time overflows 64 bits") }
+            guard start >= previous else { return bad("sample \(i): starts are not in order") }
+            previous = start
+        }
+        return bad("starts are not in order")
+    }
+
+    private static func largestUnsigned(_ column: UnsafeMutableBufferPointer<Int64>) -> UInt64 {
+        var largest: UInt64 = 0
+        for v in column { largest = max(largest, UInt64(bitPattern: v)) }
+        return largest
+    }
+
+    private static func extremes(_ column: UnsafeMutableBufferPointer<Int64>) -> (Int64, Int64) {
+        var (lowest, highest) = (Int64.max, Int64.min)
+        for v in column {
+            lowest = min(lowest, v)
+            highest = max(highest, v)
+        }
+        return (lowest, highest)
     }
 
     /// Sample `i` of a decoded block as a full ``Sample`` (the block must be fully decoded).
