@@ -180,6 +180,21 @@ import Testing
         }
     }
 
+    /// Widths 1–16 are unpacked eight at a time by a copy of the loop per width, and the rest one
+    /// by one: every such width, as values and as deltas, over lengths around the groups of eight.
+    @Test func everyGroupedWidthAndTail() throws {
+        var rng = SplitMix64(seed: 17)
+        for width in 1...17 {
+            let top = (Int64(1) << Int64(width)) - 1
+            for count in 1...27 {
+                let values = (0..<count).map { i in i % 5 == 1 ? top : Int64.random(in: 0...top, using: &rng) }
+                let sums = values.reduce(into: [Int64]()) { $0.append(($0.last ?? 0) + $1) }
+                #expect(try roundTrip(values) == values, "width \(width), \(count) values")
+                #expect(try roundTrip(sums) == sums, "width \(width), \(count) sums")
+            }
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 100, 1024, 4099])
     func seededRandomSeries(count: Int) throws {
         var rng = SplitMix64(seed: UInt64(count))

@@ -128,13 +128,7 @@ struct Accumulator {
         let bound = 0x1p52
         func whole(_ x: Double) -> Bool { x == x.rounded(.towardZero) && abs(x) < bound }
         guard whole(sum) else { return false }
-        // One pass in wrapping arithmetic; the bounds checked after it exclude any wrap.
-        var (lowest, highest, total) = (values[0], values[0], Int64(0))
-        for v in values {
-            lowest = Swift.min(lowest, v)
-            highest = Swift.max(highest, v)
-            total &+= v
-        }
+        let (lowest, highest, total) = Self.extremesAndTotal(values)
         let n = Double(values.count)
         guard lowest > -(1 << 52) && highest < 1 << 52,
             abs(sum) + n * Swift.max(-Double(lowest), Double(highest)) < bound
@@ -154,6 +148,31 @@ struct Accumulator {
         if first == nil { first = Double(values[0]) }
         last = Double(values[values.count - 1])
         return true
+    }
+
+    /// The smallest and largest of `values` and their sum (wrapping; callers check the bounds
+    /// that exclude a wrap), in two interleaved chains: a compare and a conditional move per value
+    /// each wait for the one before, so one chain per value would take twice as long.
+    private static func extremesAndTotal(_ values: UnsafeBufferPointer<Int64>) -> (Int64, Int64, Int64) {
+        var (lowest, highest, total) = (values[0], values[0], Int64(0))
+        var (lowest2, highest2, total2) = (values[0], values[0], Int64(0))
+        var i = 0
+        while i + 1 < values.count {
+            let (a, b) = (values[i], values[i + 1])
+            lowest = Swift.min(lowest, a)
+            highest = Swift.max(highest, a)
+            total &+= a
+            lowest2 = Swift.min(lowest2, b)
+            highest2 = Swift.max(highest2, b)
+            total2 &+= b
+            i += 2
+        }
+        if i < values.count {
+            lowest = Swift.min(lowest, values[i])
+            highest = Swift.max(highest, values[i])
+            total &+= values[i]
+        }
+        return (Swift.min(lowest, lowest2), Swift.max(highest, highest2), total &+ total2)
     }
 
     /// Σx and Σx² of `values` shifted by the reference (taking the first value when there is
