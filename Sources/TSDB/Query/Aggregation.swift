@@ -330,7 +330,8 @@ extension Store {
         result: inout AggregateResult, row: (AggregateRow) -> Void
     ) throws(TSDBError) {
         let filter = options.source?.lowercased()
-        let block = DecodedBlock()
+        let block = blockPool.withLock { $0.popLast() } ?? DecodedBlock()
+        defer { blockPool.withLock { $0.append(block) } }
         let (lo, hi) = (plan.lo, plan.hi)
         let leq = plan.style == .discreteEquivalentContinuousLevel
         var blockSlots: [StoredSlot] = []

@@ -185,8 +185,10 @@ extension Store {
         let parts = segmentEntries.filter { $0.type == plan.type && $0.lastStart >= plan.lo && $0.firstStart < plan.hi }
             .sorted { $0.firstStart < $1.firstStart }
         let total = parts.reduce(0) { $0 + Int($1.sampleCount) }
-        let pieces = min(AggregatePieces.maximumPieces, total / AggregatePieces.minimumSamples)
-        guard pieces >= 2 else { return nil }
+        let enough = total / AggregatePieces.minimumSamples
+        guard enough >= 2 else { return nil }
+        // An even count: of three equal pieces, one thread would take two.
+        let pieces = min(AggregatePieces.maximumPieces, enough + enough % 2)
         var cuts = [plan.lo]
         var seen = 0
         var next = 1

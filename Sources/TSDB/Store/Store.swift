@@ -36,6 +36,11 @@ public final class Store: Sendable {
     }
 
     private let state: Locked<State>
+    /// Decoded-block buffers between scans: a fresh one is allocated and faulted in page by page
+    /// (~70 KB for a day of heart rate), once per piece of a parallel aggregate. A scan takes one
+    /// and gives it back, so each is used by one thread at a time; there are at most as many as
+    /// scans ran at once.
+    let blockPool = Locked<[DecodedBlock]>([])
     /// Type kinds and names (`types.json` beside `raw/`), read the first time a query needs them.
     public var catalog: TypeCatalog {
         loadedCatalog.withLock { loaded in
