@@ -252,7 +252,7 @@ extension SegmentReader {
     }
 
     /// The error naming the first offset whose instant overflows or goes back (offsets that
-    /// fail ``offsetsAscend(_:unit:from:)`` have one).
+    /// fail ``offsetsAscend(_:known:unit:from:)`` have one).
     private static func disorder(
         _ offsets: UnsafeMutableBufferPointer<Int64>, unit: Int64, from: Int64, _ bad: (String) -> TSDBError
     ) -> TSDBError {
