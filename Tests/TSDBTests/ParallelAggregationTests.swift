@@ -256,17 +256,29 @@ import Testing
 
     // MARK: - Decoded blocks a bucket's run at a time
 
+    /// `samples` written as one lz4 block in a segment file (in the folder returned, for the
+    /// caller to clean up), and that block decoded for its values.
+    static func decodedValues(_ samples: [Sample]) throws -> (TemporaryFolder, SegmentReader, DecodedBlock) {
+        let folder = TemporaryFolder("values")
+        folder.write(bytes: encodeSegment(samples, blockSamples: samples.count, codec: .lz4), to: "x.seg")
+        do {
+            let reader = try SegmentReader(path: folder.path + "/x.seg")
+            let block = DecodedBlock()
+            try reader.decode(block: 0, into: block, columns: .values)
+            return (folder, reader, block)
+        } catch {
+            folder.cleanup()
+            throw error
+        }
+    }
+
     @Test func runsOfADecodedBlockAddUpAsOneByOne() throws {
         var samples = SlotSummaryTests.series(600, seed: 8)
         for i in stride(from: 7, to: 600, by: 97) {
             samples[i].value = .numberText("1.5e2")
         }
-        let folder = TemporaryFolder("runs")
+        let (folder, reader, block) = try Self.decodedValues(samples)
         defer { folder.cleanup() }
-        folder.write(bytes: encodeSegment(samples, blockSamples: 600, codec: .lz4), to: "x.seg")
-        let reader = try SegmentReader(path: folder.path + "/x.seg")
-        let block = DecodedBlock()
-        try reader.decode(block: 0, into: block, columns: .values)
         var rng = SplitMix64(seed: 9)
         for keep in [false, true] {
             var runs = Accumulator()
@@ -346,12 +358,8 @@ import Testing
             s.value = .decimal(ExactDecimal(mantissa: Int64.random(in: values, using: &rng), scale: 0))
             return s
         }
-        let folder = TemporaryFolder("whole")
+        let (folder, reader, block) = try Self.decodedValues(samples)
         defer { folder.cleanup() }
-        folder.write(bytes: encodeSegment(samples, blockSamples: 700, codec: .lz4), to: "x.seg")
-        let reader = try SegmentReader(path: folder.path + "/x.seg")
-        let block = DecodedBlock()
-        try reader.decode(block: 0, into: block, columns: .values)
         #expect(block.uniformValueTag == ValueTag.decimalBase)
         var rng = SplitMix64(seed: 22)
         for spread in [true, false] {
