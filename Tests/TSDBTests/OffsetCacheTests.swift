@@ -55,6 +55,39 @@ import Testing
         }
     }
 
+    /// A scan's cursor finds the next minute, hour or fixed bucket by stepping from the last one;
+    /// it must find what the walker finds afresh, across offset changes (DST, Lord Howe's half
+    /// hours, local mean times of seconds such as Amsterdam's +00:19:32 and Monrovia's −00:44:30).
+    @Test(arguments: zones + ["Europe/Amsterdam", "Africa/Monrovia"])
+    func steppedBucketsEqualFreshOnes(name: String) throws {
+        let zone = try TimeZoneRules.named(name)
+        var rng = SplitMix64(seed: 14)
+        let specs: [BucketSpec] = [.calendar(.minute), .calendar(.hour), .fixed(seconds: 900), .fixed(seconds: 420)]
+        for spec in specs {
+            // Days of offset changes: Amsterdam's DST of 1918 and end of local mean time in 1937,
+            // Monrovia's in 1972, Europe's and Lord Howe's DST of 2024, America's; and the epoch.
+            let days: [Int64] = [
+                -1_633_219_200, -1_025_827_200, 0, 63_504_000, 1_711_843_200, 1_712_361_600, 1_728_086_400,
+                1_730_592_000,
+            ]
+            for start in days {
+                // From an anchor that is not the epoch's, so a first bucket at 0 would be wrong.
+                let walker = BucketWalker(spec: spec, zone: zone, from: (start - 86_400) * 1_000_000 + 7, to: .max)
+                var cursor = BucketCursor(walker)
+                var t = start * 1_000_000 - 3 * 86_400_000_000
+                for _ in 0..<6_000 {
+                    t += Int64.random(in: 0...150_000_000, using: &rng)
+                    let found = cursor.bucket(containing: t)
+                    let fresh = walker.bucket(containing: t)
+                    guard found == fresh else {
+                        Issue.record("\(name) \(spec) at \(t): \(found) ≠ \(fresh)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
     /// The run of instants sharing `t`'s local minute or hour and offset, by the zone's lookups.
     static func wallClockBucket(_ t: Int64, unit: Int64, _ zone: TimeZoneRules) -> Bucket {
         let seconds = ISO8601.floorDivide(t, 1_000_000).0

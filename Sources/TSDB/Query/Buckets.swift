@@ -142,6 +142,26 @@ public struct BucketWalker: Sendable {
         return Bucket(start: start * Self.micros, end: end * Self.micros)
     }
 
+    /// The bucket after `b`, found without a division where buckets run at one width: always for
+    /// fixed buckets; for local minutes and hours while the offset lasts (`run`, in seconds), when
+    /// `b` lies in it and was not cut short by an offset change. Nil elsewhere.
+    func uniformBucket(after b: Bucket, within run: OffsetRun) -> Bucket? {
+        guard b.end > b.start else { return nil }  // not a bucket yet
+        let width: Int64
+        switch spec {
+        case .fixed(let seconds):
+            width = seconds * Self.micros
+            return Bucket(start: b.end, end: b.end + width)
+        case .calendar(.minute): width = 60 * Self.micros
+        case .calendar(.hour): width = 3600 * Self.micros
+        default: return nil
+        }
+        // Bucket edges in a run are whole seconds.
+        guard b.end - b.start == width, run.contains(b.start / Self.micros), (b.end + width) / Self.micros <= run.end
+        else { return nil }
+        return Bucket(start: b.end, end: b.end + width)
+    }
+
     /// Whether every bucket boundary in `[from, to)` (µs) lies on the 15-minute grid of slot
     /// summaries (segment-v3.md §6.1), known without finding the buckets: fixed buckets of whole
     /// quarter hours from a quarter-hour anchor, or calendar buckets of an hour or more while
@@ -183,7 +203,12 @@ struct BucketCursor {
         if t >= recent.start && t < recent.end { return recent }
         if t >= previous.start && t < previous.end { return previous }
         previous = recent
-        recent = walker.bucket(containing: t, offsets: &offsets)
+        // Rows of minutes or quarter hours ask for the next bucket each time: most often it is.
+        if t >= recent.end, let next = walker.uniformBucket(after: recent, within: offsets.run), t < next.end {
+            recent = next
+        } else {
+            recent = walker.bucket(containing: t, offsets: &offsets)
+        }
         return recent
     }
 
