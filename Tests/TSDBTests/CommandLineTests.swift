@@ -139,8 +139,11 @@ import Testing
         #expect(badRange.status != 0 && badRange.stderr.contains("cannot read \"March\""))
 
         // A damaged segment: verify says which and exits 1; --repair fixes it.
-        let segments = folder.path + "/tsdb/segments/HKQuantityTypeIdentifierHeartRate"
-        let file = segments + "/" + (try FileManager.default.contentsOfDirectory(atPath: segments).sorted().first!)
+        let segments = folder.path + "/tsdb/segments"
+        let name = try FileManager.default.contentsOfDirectory(atPath: segments).sorted().first {
+            $0.hasPrefix("HKQuantityTypeIdentifierHeartRate.")
+        }
+        let file = segments + "/" + name!
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
         bytes[bytes.count / 2] ^= 0x20
         try Data(bytes).write(to: URL(fileURLWithPath: file))

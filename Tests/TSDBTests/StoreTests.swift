@@ -387,6 +387,63 @@ import Testing
 }
 
 @Suite struct CleanupTests {
+    /// A store written before segments shared one folder (per-type folders, named by its
+    /// manifest) is read as it is; a new day rewrites its month into the one folder while the
+    /// other months' segments stay where they are; once no generation kept names a type folder's
+    /// files, they and the folder go.
+    @Test func segmentsInPerTypeFoldersAreReadAndMovedIntoOneFolder() throws {
+        let folder = TemporaryFolder("per-type-folders")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 40, seed: 9, edgeCases: false)
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        let lastDay = folder.path + "/raw/2025/04/2025-04-28.json"
+        let aside = folder.path + "/2025-04-28.json"
+        try FileManager.default.moveItem(atPath: lastDay, toPath: aside)
+        _ = try Compactor(layout: layout).run()
+        let before = Set(try storedSamples(Store(at: folder.path)))
+
+        // The same generation as an earlier version laid it out.
+        var manifest = try Manifest.read(at: layout.manifestPath)
+        for i in manifest.segments.indices {
+            let s = manifest.segments[i]
+            let old =
+                "segments/\(StoreLayout.fileNamePrefix(forType: s.type))/\(s.path.split(separator: ".")[1])."
+                + s.path.split(separator: ".").dropFirst(2).joined(separator: ".")
+            try FileManager.default.createDirectory(
+                atPath: FileSystem.parentDirectory(layout.storeDirectory + "/" + old), withIntermediateDirectories: true
+            )
+            try FileManager.default.moveItem(
+                atPath: layout.storeDirectory + "/" + s.path, toPath: layout.storeDirectory + "/" + old)
+            manifest.segments[i].path = old
+        }
+        try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
+        let asStored = Set(try storedSamples(Store(at: folder.path)))
+        #expect(asStored == before)
+        #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
+
+        try FileManager.default.moveItem(atPath: aside, toPath: lastDay)
+        let added = try Compactor(layout: layout).run()
+        #expect(added.filesAdded == 1 && added.monthsAppended == 1)
+        let mixed = try Manifest.read(at: layout.manifestPath).segments
+        #expect(mixed.filter { $0.month == 3 }.allSatisfy { $0.path.split(separator: "/").count == 3 })
+        // April's types with samples on the new day were rewritten, in the one folder.
+        let flat = mixed.filter { $0.path.split(separator: "/").count == 2 }
+        #expect(!flat.isEmpty && flat.allSatisfy { $0.month == 4 && $0.path.contains(".g\(added.generation).") })
+        let all = Set(try storedSamples(Store(at: folder.path)))
+        let raw = Set(try rawSampleSet(folder.path + "/raw").keys)
+        #expect(all.isStrictSuperset(of: before) && all == raw)
+
+        var rebuild = CompactionOptions()
+        rebuild.rebuild = true
+        _ = try Compactor(layout: layout, options: rebuild).run()
+        _ = try Compactor(layout: layout, options: rebuild).run()
+        let names = try FileManager.default.contentsOfDirectory(atPath: layout.segmentsDirectory)
+        #expect(!names.isEmpty && names.allSatisfy { $0.hasSuffix(".seg") }, "\(names)")
+        let rebuilt = Set(try storedSamples(Store(at: folder.path)))
+        #expect(rebuilt == all)
+        #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
+    }
+
     @Test func upToDateRunKeepsThePreviousGenerationAndRemovesCrashLeftovers() throws {
         let folder = TemporaryFolder("cleanup")
         defer { folder.cleanup() }
@@ -396,15 +453,18 @@ import Testing
         let layout = StoreLayout(appleHealthDirectory: folder.path)
         _ = try Compactor(layout: layout).run()
         _ = try Compactor(layout: layout, options: rebuild).run()  // generation 2; generation 1 kept
-        let dir = layout.segmentsDirectory + "/HKQuantityTypeIdentifierHeartRate"
-        // What a crashed generation-3 run would leave behind.
-        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate/2025-03.g3.seg")
-        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate/2025-03.g3.seg.tmp")
+        // What a crashed generation-3 run would leave behind, and one of a store written before
+        // segments shared one folder.
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate.2025-03.g3.seg")
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate.2025-03.g3.seg.tmp")
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierStepCount/2025-03.g3.seg")
         let report = try Compactor(layout: layout).run()
         #expect(report.upToDate)
-        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        let names = try FileManager.default.contentsOfDirectory(atPath: layout.segmentsDirectory)
         #expect(names.contains { $0.contains(".g1.") } && names.contains { $0.contains(".g2.") })
         #expect(!names.contains { $0.contains(".g3.") })
+        // Nothing but segment files: the emptied folder went too.
+        #expect(names.allSatisfy { $0.hasSuffix(".seg") }, "\(names)")
         #expect(
             Compactor.generation(ofSegmentFile: "2025-03.g12.seg") == 12
                 && Compactor.generation(ofSegmentFile: "notes.txt") == nil)

@@ -165,7 +165,8 @@ public final class Compactor {
         // Durability before publication: every new segment (fsynced in the background as it was
         // written) and its directory entry, then the manifest.
         try syncer.finish()
-        for dir in directoriesToSync.sorted() + [layout.segmentsDirectory] { syncer.sync(dir, directory: true) }
+        // The segments folder always (this run may have made it); once, though it holds the new segments.
+        for dir in directoriesToSync.union([layout.segmentsDirectory]).sorted() { syncer.sync(dir, directory: true) }
         try syncer.finish()
         manifest.generation = generation
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
@@ -516,17 +517,28 @@ public final class Compactor {
     /// When nothing is published: deletes only what crashed runs left, temporaries and segments
     /// of generations newer than the published one (the previous generation stays for readers).
     func removeCrashLeftovers(newerThan generation: UInt64) {
-        guard let typeDirs = try? FileSystem.list(layout.segmentsDirectory) else { return }
-        for dir in typeDirs where dir.isDirectory {
-            let dirPath = layout.segmentsDirectory + "/" + dir.name
-            for f in (try? FileSystem.list(dirPath)) ?? [] {
-                if f.name.hasSuffix(".tmp") || (Self.generation(ofSegmentFile: f.name).map { $0 > generation } ?? false)
-                {
-                    FileSystem.remove(dirPath + "/" + f.name)
-                }
+        forEachSegmentFile { path, name in
+            if name.hasSuffix(".tmp") || (Self.generation(ofSegmentFile: name).map { $0 > generation } ?? false) {
+                FileSystem.remove(path)
             }
         }
         FileSystem.remove(layout.manifestPath + ".tmp")
+    }
+
+    /// Calls `body` with the path and name of every file under `segments/`: the files themselves
+    /// (`<type>.<YYYY-MM>.g<N>.seg`), and those in the per-type folders of stores written before
+    /// segments shared one folder, each folder removed once empty.
+    func forEachSegmentFile(_ body: (_ path: String, _ name: String) -> Void) {
+        guard let entries = try? FileSystem.list(layout.segmentsDirectory, status: false) else { return }
+        for entry in entries {
+            let path = layout.segmentsDirectory + "/" + entry.name
+            guard entry.isDirectory else {
+                body(path, entry.name)
+                continue
+            }
+            for f in (try? FileSystem.list(path, status: false)) ?? [] { body(path + "/" + f.name, f.name) }
+            FileSystem.removeDirectoryIfEmpty(path)
+        }
     }
 
     /// The generation in a segment file name (`2025-03.g12.seg` → 12).
@@ -541,14 +553,8 @@ public final class Compactor {
     /// names: older generations, and temporaries or segments left by a crashed run.
     private func removeStaleFiles(_ manifest: Manifest, alsoKeeping previous: Manifest?) {
         let keep = Set((manifest.segments + (previous?.segments ?? [])).map { layout.storeDirectory + "/" + $0.path })
-        guard let typeDirs = try? FileSystem.list(layout.segmentsDirectory) else { return }
-        for dir in typeDirs where dir.isDirectory {
-            let dirPath = layout.segmentsDirectory + "/" + dir.name
-            for f in (try? FileSystem.list(dirPath)) ?? [] {
-                let path = dirPath + "/" + f.name
-                if !keep.contains(path) { FileSystem.remove(path) }
-            }
-            FileSystem.removeDirectoryIfEmpty(dirPath)
+        forEachSegmentFile { path, _ in
+            if !keep.contains(path) { FileSystem.remove(path) }
         }
         FileSystem.remove(layout.manifestPath + ".tmp")
     }
