@@ -75,7 +75,6 @@ public final class Compactor {
     /// Segments written this run that kept a published file.
     var segmentsKept = 0
     var late: [MonthKey: [PackedSample]] = [:]
-    var directoriesToSync = Set<String>()
     var generation: UInt64 = 1
     var report = CompactionReport()
     var syncer = BackgroundSyncer()
@@ -92,7 +91,6 @@ public final class Compactor {
         written = [:]
         prefixes = [:]
         late = [:]
-        directoriesToSync = []
         syncer = BackgroundSyncer()
         report = CompactionReport()
         stringLimit = options.stringBudget
@@ -165,9 +163,7 @@ public final class Compactor {
         // Durability before publication: every new segment (fsynced in the background as it was
         // written) and its directory entry, then the manifest.
         try syncer.finish()
-        // The segments folder always (this run may have made it); once, though it holds the new segments.
-        for dir in directoriesToSync.union([layout.segmentsDirectory]).sorted() { syncer.sync(dir, directory: true) }
-        try syncer.finish()
+        try FileSystem.syncDirectory(layout.segmentsDirectory)
         manifest.generation = generation
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
         DamageLog.clear(layout)
@@ -417,13 +413,10 @@ public final class Compactor {
         }
         let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
         let path = layout.storeDirectory + "/" + relative
-        let directory = FileSystem.parentDirectory(path)
-        try FileSystem.makeDirectories(directory)
         // fsynced in the background: nothing names this generation's files until the manifest
         // is published, and run() waits for every fsync before that.
         try FileSystem.writeAtomically(bytes, to: path, syncFile: false, syncDirectory: false)
         syncer.sync(path)
-        directoriesToSync.insert(directory)
         written[key] = Manifest.SegmentEntry(
             type: type, year: y, month: m, path: relative, fileSize: bytes.count,
             fileCRC: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
@@ -529,14 +522,14 @@ public final class Compactor {
     /// (`<type>.<YYYY-MM>.g<N>.seg`), and those in the per-type folders of stores written before
     /// segments shared one folder, each folder removed once empty.
     func forEachSegmentFile(_ body: (_ path: String, _ name: String) -> Void) {
-        guard let entries = try? FileSystem.list(layout.segmentsDirectory, status: false) else { return }
+        guard let entries = try? FileSystem.list(layout.segmentsDirectory) else { return }
         for entry in entries {
             let path = layout.segmentsDirectory + "/" + entry.name
             guard entry.isDirectory else {
                 body(path, entry.name)
                 continue
             }
-            for f in (try? FileSystem.list(path, status: false)) ?? [] { body(path + "/" + f.name, f.name) }
+            for f in (try? FileSystem.list(path)) ?? [] { body(path + "/" + f.name, f.name) }
             FileSystem.removeDirectoryIfEmpty(path)
         }
     }

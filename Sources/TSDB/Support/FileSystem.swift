@@ -10,16 +10,12 @@ package enum FileSystem {
         package var name: String
         package var isDirectory: Bool
         var isSymlink: Bool
-        /// Size and modification time (ns) from the same lstat, for regular files listed with
-        /// their status (0 otherwise).
+        /// Size and modification time (ns) from the same lstat, for regular files.
         var size: Int
         var mtimeNanoseconds: Int64
     }
 
-    /// A folder's entries, by name. With `status`, each entry's size and modification time come
-    /// from an lstat; without, kinds come from the listing itself (an lstat only where the file
-    /// system does not say) and sizes are 0.
-    package static func list(_ directory: String, status: Bool = true) throws(TSDBError) -> [Entry] {
+    package static func list(_ directory: String) throws(TSDBError) -> [Entry] {
         guard let dir = opendir(directory) else { throw MappedFile.ioError("cannot list", directory) }
         defer { closedir(dir) }
         var entries: [Entry] = []
@@ -28,21 +24,13 @@ package enum FileSystem {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if name == "." || name == ".." { continue }
-            let kind = ent.pointee.d_type
-            if !status && kind != UInt8(DT_UNKNOWN) {
-                entries.append(
-                    Entry(
-                        name: name, isDirectory: kind == UInt8(DT_DIR), isSymlink: kind == UInt8(DT_LNK), size: 0,
-                        mtimeNanoseconds: 0))
-                continue
-            }
             var st = stat()
             guard lstat(directory + "/" + name, &st) == 0 else { continue }
-            let mode = st.st_mode & S_IFMT
+            let kind = st.st_mode & S_IFMT
             entries.append(
                 Entry(
-                    name: name, isDirectory: mode == S_IFDIR, isSymlink: mode == S_IFLNK,
-                    size: status ? Int(st.st_size) : 0, mtimeNanoseconds: status ? nanoseconds(st) : 0))
+                    name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK,
+                    size: Int(st.st_size), mtimeNanoseconds: nanoseconds(st)))
         }
         return entries.sorted { $0.name < $1.name }
     }
