@@ -22,7 +22,7 @@ func human(_ v: Double) -> String {
 /// A number for machines: shortest exact text.
 func exact(_ v: Double) -> String {
     var bytes: [UInt8] = []
-    RowBytes.append(to: &bytes, capacity: AggregateLines.numberLength) { writeExact(v, to: &$0) }
+    RowBytes.append(to: &bytes, capacity: AggregateLines.numberLength) { ExactNumberWriter.write(v, to: &$0) }
     return String(decoding: bytes, as: UTF8.self)
 }
 
@@ -40,16 +40,6 @@ func writeHuman(_ v: Double, to out: inout RowBytes) {
         return text[text.count - 1 - drop] == UInt8(ascii: ".") ? drop + 1 : drop
     }
     out.removeLast(drop)
-}
-
-/// Writes ``exact(_:)``'s text: integers below 10^15 digit by digit, other values as their
-/// shortest round-tripping text.
-func writeExact(_ v: Double, to out: inout RowBytes) {
-    if abs(v) < 1e15 && Double(Int64(v)) == v {
-        out.write(Int64(v))
-    } else {
-        v.write(to: &out)
-    }
 }
 
 /// Writes an aggregate's rows as they come (memory stays bounded whatever the number of rows).
@@ -212,6 +202,8 @@ struct AggregateLines: AggregateRowFormatter {
     let style: Style
     let maximumRowLength: Int
     var stamps: LocalTimestampWriter
+    /// Means of whole numbers share a few fractions, written once each.
+    var numbers = ExactNumberWriter()
 
     init(result r: AggregateResult, keys: [String], style: Style, zone: TimeZoneRules) {
         statistics = r.kind == .category && r.statistics.isEmpty ? nil : r.statistics
@@ -244,7 +236,7 @@ struct AggregateLines: AggregateRowFormatter {
         case .json: out.write(",\n  {\"start\":\"")
         }
         stamps.write(row.start, to: &out)
-        out.write(style == .csv ? "," : "\",\"end\":\"")
+        if style == .csv { out.byte(UInt8(ascii: ",")) } else { out.write("\",\"end\":\"") }
         stamps.write(row.end, to: &out)
         if style != .csv { out.byte(UInt8(ascii: "\"")) }
         var column = 0
@@ -252,11 +244,11 @@ struct AggregateLines: AggregateRowFormatter {
             defer { column += 1 }
             if style == .csv {
                 out.byte(UInt8(ascii: ","))
-                if let value { writeExact(value, to: &out) }
+                if let value { numbers.write(value, to: &out) }
             } else if let value {
                 out.byte(UInt8(ascii: ","))
                 out.write(keys[column])
-                writeExact(value, to: &out)
+                numbers.write(value, to: &out)
             }
         }
         if let statistics {

@@ -238,12 +238,19 @@ extension Store {
         // Buffers of rows already handed out, reused: fresh memory faults in page by page (page
         // faults were 14% of an hourly aggregate's profile, half of them on held rows).
         let spare = Locked<[[UInt8]]>([])
+        // Formatters of pieces already done, reused: what they remember (fractions' digits, the
+        // day a timestamp is on) carries over to the next piece instead of starting empty.
+        let formatters = Locked<[any AggregateRowFormatter]>([])
         try InOrderPieces.run(
             count: pieces.count,
             stream: { (i) throws(TSDBError) in try scanPiece(plan, pieces, i, options, walker, &result, row) },
             hold: { (i) throws(TSDBError) in
+                guard var format = formatters.withLock({ $0.popLast() }) ?? formatter else {
+                    return try self.scanHeldRows(plan, pieces, i, options, walker, counts: template)
+                }
+                defer { formatters.withLock { [format] in $0.append(format) } }
                 let buffer = spare.withLock { $0.popLast() } ?? []
-                return try self.scanHeld(plan, pieces, i, options, walker, formatter, into: buffer, counts: template)
+                return try self.scanHeld(plan, pieces, i, options, walker, &format, into: buffer, counts: template)
             },
             handOut: { kept in
                 switch kept.output {
@@ -260,20 +267,26 @@ extension Store {
             })
     }
 
-    /// Scans piece `i`, holding its rows: formatted with (a copy of) `formatter` into `bytes` (empty),
-    /// or as rows.
-    private func scanHeld(
+    /// Scans piece `i`, holding its rows.
+    private func scanHeldRows(
         _ plan: AggregatePlan, _ pieces: AggregatePieces, _ i: Int, _ options: AggregateOptions,
-        _ walker: BucketWalker, _ formatter: (any AggregateRowFormatter)?, into bytes: consuming [UInt8],
-        counts: AggregateResult
+        _ walker: BucketWalker, counts: AggregateResult
     ) throws(TSDBError) -> AggregatePieces.Held {
         var counts = counts
         (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
-        guard var format = formatter else {
-            var rows: [AggregateRow] = []
-            try scanPiece(plan, pieces, i, options, walker, &counts) { rows.append($0) }
-            return AggregatePieces.Held(output: .rows(rows), counts: counts)
-        }
+        var rows: [AggregateRow] = []
+        try scanPiece(plan, pieces, i, options, walker, &counts) { rows.append($0) }
+        return AggregatePieces.Held(output: .rows(rows), counts: counts)
+    }
+
+    /// Scans piece `i`, holding its rows formatted with `format` into `bytes` (empty). Generic, so
+    /// each row is one call on the formatter rather than on a boxed existential.
+    private func scanHeld<Formatter: AggregateRowFormatter>(
+        _ plan: AggregatePlan, _ pieces: AggregatePieces, _ i: Int, _ options: AggregateOptions,
+        _ walker: BucketWalker, _ format: inout Formatter, into bytes: consuming [UInt8], counts: AggregateResult
+    ) throws(TSDBError) -> AggregatePieces.Held {
+        var counts = counts
+        (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
         // Room for any piece's rows at once: growing by doubling copied them twice over, and one
         // size for all lets a buffer that held one piece take the next without growing.
         if let rows = pieces.mostRows(bucket: options.bucket) { bytes.reserveCapacity(rows * format.maximumRowLength) }

@@ -49,6 +49,19 @@ package struct RowBytes: TextOutputStream {
         }
     }
 
+    /// The first `count` (at most 16) bytes of `words` as they lie in memory: two word stores
+    /// where the row has room for them, else byte by byte.
+    package mutating func write(words: (UInt64, UInt64), count: Int) {
+        precondition(count >= 0 && count <= 16)
+        guard capacity - self.count >= 16 else {
+            return withUnsafeBytes(of: words) { write(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        }
+        let p = UnsafeMutableRawPointer(base + self.count)
+        p.storeBytes(of: words.0, as: UInt64.self)
+        p.storeBytes(of: words.1, toByteOffset: 8, as: UInt64.self)
+        self.count += count
+    }
+
     /// An exact decimal as ``ExactDecimal/description`` writes it: the mantissa's digits with a
     /// point before the last `scale` of them (and zeros before, when it has no more).
     package mutating func write(mantissa: Int64, scale: UInt8) {
