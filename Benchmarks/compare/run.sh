@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One command: install the peers, build tsdb (release, static Swift runtime, no PIE: the README's
-# fastest start-up), compare; then the Parquet export against pyarrow, and the import of Health's
-# export.zip against healthkit-to-sqlite.
+# One command: install the peers, build tsdb (.ci/setup fast: the README's fastest start-up),
+# compare; then the Parquet export against pyarrow, and the import of Health's export.zip against
+# healthkit-to-sqlite.
 #   Benchmarks/compare/run.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -10,7 +10,7 @@ for pkg in sqlite3 time libzstd-dev liblz4-dev pkg-config; do dpkg -s "$pkg" >/d
 if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; fi
 python3 -c "import duckdb, numpy, pytz, pyarrow" 2>/dev/null || pip install -q duckdb numpy pytz pyarrow
 command -v healthkit-to-sqlite >/dev/null || pip install -q healthkit-to-sqlite==1.0.1
-swift build -c release --static-swift-stdlib -Xlinker -no-pie --scratch-path .build-static
+.ci/setup fast
 python3 Benchmarks/compare/compare.py "$@"
 python3 Benchmarks/compare/parquet.py "$@"
 python3 Benchmarks/compare/import.py
