@@ -308,7 +308,7 @@ def fmt_b(b):
 
 def report(results, limits, machine):
     lines = [f"Run {machine['date']} on {machine['cpus']} cores ({machine['cpu']}), {machine['os']}; "
-             f"DuckDB {machine['duckdb']}, SQLite {machine['sqlite']}; tsdb release build as run.sh makes it (static Swift runtime, no PIE).", "",
+             f"DuckDB {machine['duckdb']}, SQLite {machine['sqlite']}; tsdb release build as run.sh makes it (`.ci/setup fast`: static Swift runtime and libstdc++, no PIE).", "",
              "How each system ran: " + PEER_CONFIGURATIONS, ""]
     for r in results:
         mbps = lambda s: r["json_bytes"] / s / 1e6

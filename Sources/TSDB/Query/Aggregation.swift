@@ -117,7 +117,9 @@ extension Statistic {
 }
 
 /// Turns aggregate rows into output bytes (CSV, NDJSON) for
-/// ``Store/aggregate(_:from:to:options:header:write:)``.
+/// ``Store/aggregate(_:from:to:options:header:write:)``. A long aggregate formats its pieces with
+/// copies, each reused for later pieces in any order: what a formatter keeps may only remember
+/// (caches), never change a row's text.
 public protocol AggregateRowFormatter: Sendable {
     mutating func append(_ row: AggregateRow, to bytes: inout [UInt8])
     /// About the most bytes a row takes (to reserve room for many rows at once).
