@@ -149,9 +149,7 @@ public struct BucketWalker: Sendable {
         guard b.end > b.start else { return nil }  // not a bucket yet
         let width: Int64
         switch spec {
-        case .fixed(let seconds):
-            width = seconds * Self.micros
-            return Bucket(start: b.end, end: b.end + width)
+        case .fixed(let seconds): return Bucket(start: b.end, end: b.end + seconds * Self.micros)
         case .calendar(.minute): width = 60 * Self.micros
         case .calendar(.hour): width = 3600 * Self.micros
         default: return nil

@@ -234,7 +234,12 @@ extension Store {
         result: inout AggregateResult, row: (AggregateRow) -> Void, formatter: (any AggregateRowFormatter)?,
         held: ([UInt8]) -> Void
     ) throws(TSDBError) {
-        let template = result
+        // What a held piece counts starts from the result's header with no blocks counted.
+        let template = {
+            var counts = result
+            (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
+            return counts
+        }()
         // Buffers of rows already handed out, reused: fresh memory faults in page by page (page
         // faults were 14% of an hourly aggregate's profile, half of them on held rows).
         let spare = Locked<[[UInt8]]>([])
@@ -273,7 +278,6 @@ extension Store {
         _ walker: BucketWalker, counts: AggregateResult
     ) throws(TSDBError) -> AggregatePieces.Held {
         var counts = counts
-        (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
         var rows: [AggregateRow] = []
         try scanPiece(plan, pieces, i, options, walker, &counts) { rows.append($0) }
         return AggregatePieces.Held(output: .rows(rows), counts: counts)
@@ -286,7 +290,6 @@ extension Store {
         _ walker: BucketWalker, _ format: inout Formatter, into bytes: consuming [UInt8], counts: AggregateResult
     ) throws(TSDBError) -> AggregatePieces.Held {
         var counts = counts
-        (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
         // Room for any piece's rows at once: growing by doubling copied them twice over, and one
         // size for all lets a buffer that held one piece take the next without growing.
         if let rows = pieces.mostRows(bucket: options.bucket) { bytes.reserveCapacity(rows * format.maximumRowLength) }
