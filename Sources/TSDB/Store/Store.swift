@@ -20,17 +20,18 @@ public final class Store: Sendable {
     public let layout: StoreLayout
     /// The generation read and the segments opened so far, shared by the threads that query.
     /// Queries need only the manifest's segment entries; its raw-file entries are decoded from
-    /// the same bytes the first time ``manifest`` is asked for (a five-year store has thousands).
+    /// the same mapped bytes the first time ``manifest`` is asked for (a five-year store has
+    /// thousands). The mapping is kept rather than copied: a copy's pages are each faulted in, and a
+    /// manifest is replaced by a rename, never rewritten in place.
     private struct State {
         var manifest: Manifest
-        var bytes: [UInt8]
+        let file: MappedFile
         var rawFilesDecoded = false
         var openSegments: [String: SegmentReader] = [:]
 
         init(reading path: String) throws(TSDBError) {
-            let file = try MappedFile(path: path)
-            (bytes, manifest) = try file.withBytes { (b) throws(TSDBError) in
-                (Array(b), try Manifest.decode(b, path: path, rawFiles: false))
+            file = try MappedFile(path: path)
+            manifest = try file.withBytes { (b) throws(TSDBError) in try Manifest.decode(b, path: path, rawFiles: false)
             }
         }
     }
@@ -61,7 +62,7 @@ public final class Store: Sendable {
                 // unless the writer itself is wrong, and then the entries are left empty.
                 let path = layout.manifestPath
                 s.manifest.rawFiles =
-                    (try? s.bytes.withUnsafeBytes { (b) throws(TSDBError) in
+                    (try? s.file.withBytes { (b) throws(TSDBError) in
                         try Manifest.decode(b, path: path)
                     }.rawFiles) ?? []
                 s.rawFilesDecoded = true
