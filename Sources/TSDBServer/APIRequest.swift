@@ -27,7 +27,7 @@ struct APIRequest {
     func type() throws(APIError) -> String {
         guard let name = string("type") else { throw .bad("type", "missing: name a sample type, e.g. HeartRate") }
         do {
-            return try TypeNames.resolve(name, among: store.types.map(\.type))
+            return try TypeNames.resolve(name, among: store.typeNames)
         } catch {
             throw .bad("type", error.message)
         }

@@ -57,7 +57,7 @@ struct Plot: ParsableCommand {
     func run() throws {
         let store = try storeOption.open()
         let zone = try zoneOption.rules()
-        let resolved = try TypeNames.resolve(type, among: store.types.map(\.type))
+        let resolved = try TypeNames.resolve(type, among: store.typeNames)
         let r = try ZoneOption.range(range, in: zone)
         var chart = try ChartBuilder.chart(
             store, type: resolved, from: r.from, to: r.to, bucket: try bucket.map { try BucketSpec.parse($0) },

@@ -99,7 +99,7 @@ struct QueryRequest: Equatable {
         // An aggregate may share its work with a second core: that thread starts while the store opens.
         if bucket != nil || stats != nil { StandbyThread.start() }
         let store = try StoreOption.open(self.store)
-        let identifier = try TypeNames.resolve(type, among: store.types.map(\.type))
+        let identifier = try TypeNames.resolve(type, among: store.typeNames)
         let zone = try ZoneOption.rules(tz)
         let r = try ZoneOption.range(range, in: zone)
         if verbose { printError("range: \(r.description(in: zone))") }

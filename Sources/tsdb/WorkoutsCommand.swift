@@ -28,7 +28,7 @@ struct Workouts: ParsableCommand {
     func run() throws {
         if let route { return try printRoute(route) }
         let (store, zone, r, f) = try report.resolve()
-        let other = try with.map { try TypeNames.resolve($0, among: store.types.map(\.type)) }
+        let other = try with.map { try TypeNames.resolve($0, among: store.typeNames) }
         let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
         var header = ["workout", "start", "duration_min", "distance", "energy"]
         let cumulative = other.map { store.catalog.kind(of: $0) == .cumulative } ?? false

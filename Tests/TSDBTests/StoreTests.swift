@@ -64,6 +64,9 @@ import Testing
         let lo = raw.map(\.start.microseconds).min()!
         let hi = raw.map(\.start.microseconds).max()!
         let types = store.types.map(\.type)
+        // Each type once, though every type has a segment in each of two months.
+        #expect(store.typeNames.sorted() == Set(raw.map(\.type)).sorted())
+        #expect(store.typeNames.sorted() == types.sorted())
         for round in 0..<60 {
             let type = types[round % types.count]
             var a = Int64.random(in: (lo - 86_400_000_000)...(hi + 1), using: &rng)

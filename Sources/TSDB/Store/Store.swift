@@ -116,6 +116,13 @@ public final class Store: Sendable {
         return byType.values.sorted { ($0.sampleCount, $1.type) > ($1.sampleCount, $0.type) }
     }
 
+    /// The stored type identifiers, in manifest order: what naming a type needs, without the totals.
+    public var typeNames: [String] {
+        var names: [String] = []
+        for s in segmentEntries where names.last != s.type && !names.contains(s.type) { names.append(s.type) }
+        return names
+    }
+
     /// The segments of `type` that may hold a sample starting in `[from, to)` (or, with
     /// `overlapping`, any sample whose interval reaches into it), in time order.
     public func segments(of type: String, from: Int64 = .min, to: Int64 = .max, overlapping: Bool = false)
