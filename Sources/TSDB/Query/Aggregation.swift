@@ -332,8 +332,8 @@ extension Store {
         result: inout AggregateResult, row: (AggregateRow) -> Void
     ) throws(TSDBError) {
         let filter = options.source?.lowercased()
-        let block = blockPool.withLock { $0.popLast() } ?? DecodedBlock()
-        defer { blockPool.withLock { $0.append(block) } }
+        let block = blockPool.take() ?? DecodedBlock()
+        defer { blockPool.give(block) }
         let (lo, hi) = (plan.lo, plan.hi)
         let leq = plan.style == .discreteEquivalentContinuousLevel
         var blockSlots: [StoredSlot] = []

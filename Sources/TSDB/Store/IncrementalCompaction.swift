@@ -118,7 +118,7 @@ extension Compactor {
         }
         let dayFileContributors = contributors.filter { !$0.isExport }
         if !dayFileContributors.isEmpty {
-            for (file, result) in zip(dayFileContributors, startParsing(dayFileContributors).wait()) {
+            for result in startParsing(dayFileContributors).wait() {
                 // Unchanged on disk but unreadable now (e.g. permissions): its months cannot be rebuilt
                 // faithfully, so the whole change is refused rather than silently losing samples.
                 guard case .success(let parsed) = result else {

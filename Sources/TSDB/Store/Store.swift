@@ -41,7 +41,7 @@ public final class Store: Sendable {
     /// (~70 KB for a day of heart rate), once per piece of a parallel aggregate. A scan takes one
     /// and gives it back, so each is used by one thread at a time; there are at most as many as
     /// scans ran at once.
-    let blockPool = Locked<[DecodedBlock]>([])
+    let blockPool = Pool<DecodedBlock>()
     /// Type kinds and names (`types.json` beside `raw/`), read the first time a query needs them.
     public var catalog: TypeCatalog {
         loadedCatalog.withLock { loaded in

@@ -28,3 +28,17 @@ package final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// Things kept for reuse by whichever thread needs one next: buffers that were faulted in once, or
+/// formatters that remember what they wrote. Each is used by one thread at a time (taken, then
+/// given back); there are at most as many as were in use at once.
+package final class Pool<Element>: Sendable {
+    private let spare = Locked<[Element]>([])
+
+    package init() {}
+
+    /// A spare one, if any was given back.
+    package func take() -> Element? { spare.withLock { $0.popLast() } }
+
+    package func give(_ element: Element) { spare.withLock { $0.append(element) } }
+}
