@@ -44,7 +44,9 @@ func writeHuman(_ v: Double, to out: inout RowBytes) {
 
 /// Writes an aggregate's rows as they come (memory stays bounded whatever the number of rows).
 struct AggregatePrinter {
-    let catalog: TypeCatalog
+    /// Names of category values, read only for a category type (the catalog's tables are built on
+    /// first use, which a heart-rate query would pay for nothing).
+    let catalog: () -> TypeCatalog
     let zone: TimeZoneRules
     let format: AggregateFormat
     let out = OutputBuffer()
@@ -59,7 +61,7 @@ struct AggregatePrinter {
     /// Row bounds of tables and Markdown, written as bytes.
     private var stamps: LocalTimestampWriter
 
-    init(catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
+    init(catalog: @escaping () -> TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
         self.catalog = catalog
         self.zone = zone
         self.format = format
@@ -82,7 +84,7 @@ struct AggregatePrinter {
         result = r
         columns =
             r.kind == .category && r.statistics.isEmpty
-            ? r.categoryValues.map { catalog.categoryName(r.type, $0) + " (min)" }
+            ? r.categoryValues.map { catalog().categoryName(r.type, $0) + " (min)" }
             : r.statistics.map(\.rawValue)
         if let lineStyle {
             lines = AggregateLines(
@@ -265,7 +267,7 @@ struct AggregateLines: AggregateRowFormatter {
 }
 
 func printAggregate(_ r: AggregateResult, catalog: TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
-    var printer = AggregatePrinter(catalog: catalog, zone: zone, format: format)
+    var printer = AggregatePrinter(catalog: { catalog }, zone: zone, format: format)
     printer.header(r)
     for row in r.rows { printer.row(row) }
     printer.finish()

@@ -117,7 +117,7 @@ struct QueryRequest: Equatable {
         let options = try aggregateOptions(store, identifier, zone)
         let f = try AggregateFormat.parse(format)
         let clock = ContinuousClock.now
-        var printer = AggregatePrinter(catalog: store.catalog, zone: zone, format: f)
+        var printer = AggregatePrinter(catalog: { store.catalog }, zone: zone, format: f)
         let result =
             printer.writesLines
             ? try store.aggregate(
@@ -173,7 +173,7 @@ struct QueryRequest: Equatable {
         o.zone = zone
         o.bucket = try bucket.map { try BucketSpec.parse($0) } ?? .none
         o.statistics = try stats.map { try Statistic.parseList($0) }
-        let kind = store.catalog.kind(of: identifier)
+        let kind = TypeCatalog.kind(of: identifier)
         if let chosen = o.statistics, kind == .category, chosen != [.count] {
             throw ValidationError(
                 """

@@ -310,7 +310,7 @@ extension Store {
     }
 
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {
-        let kind = catalog.kind(of: type)
+        let kind = TypeCatalog.kind(of: type)
         let stats = options.statistics ?? AggregatePlan.defaultStatistics(kind)
         let entries = segmentEntries.filter { $0.type == type }
         let intervals = (kind == .cumulative && stats.contains(.sum)) || kind == .category
@@ -318,7 +318,7 @@ extension Store {
         let hi = to ?? ((intervals ? entries.map(\.maxEnd).max() : entries.map(\.lastStart).max()).map { $0 + 1 } ?? 0)
         let pointStatistics = stats.contains { !(kind == .cumulative && $0 == .sum) }
         return AggregatePlan(
-            type: type, kind: kind, style: catalog.style(of: type), statistics: stats, lo: lo, hi: hi,
+            type: type, kind: kind, style: HealthKitTypes.style(of: type), statistics: stats, lo: lo, hi: hi,
             pointStatistics: pointStatistics, intervals: intervals,
             needsValues: stats.contains { $0.quantile != nil },
             needsOrder: stats.contains(.first) || stats.contains(.last), needsSpread: stats.contains(.stddev),

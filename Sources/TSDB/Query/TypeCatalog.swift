@@ -33,7 +33,10 @@ public struct TypeCatalog: Sendable {
         }
     }
 
-    public func kind(of type: String) -> Kind {
+    public func kind(of type: String) -> Kind { Self.kind(of: type) }
+
+    /// A type's kind follows from its identifier alone: no catalog (and none of its tables) is needed.
+    public static func kind(of type: String) -> Kind {
         if type == "HKWorkoutTypeIdentifier" { return .workout }
         if type.hasPrefix("HKCategoryTypeIdentifier") { return .category }
         return HealthKitTypes.style(of: type) == .cumulative ? .cumulative : .discrete
