@@ -29,7 +29,13 @@ public enum HealthKitTypes {
 
     /// The style of a quantity type identifier; an identifier not in Apple's list is discrete.
     public static func style(of identifier: String) -> AggregationStyle {
-        quantityStyles[TypeNames.shortName(identifier)] ?? .discreteArithmetic
+        // A look through the lists rather than `quantityStyles`: a command asks once or twice, and
+        // building that dictionary first was the dearest step of a one-query process.
+        let name = TypeNames.shortName(identifier)
+        if cumulative.contains(name) { return .cumulative }
+        if temporallyWeighted.contains(name) { return .discreteTemporallyWeighted }
+        if equivalentContinuousLevel.contains(name) { return .discreteEquivalentContinuousLevel }
+        return .discreteArithmetic
     }
 
     /// Every identifier tsdb knows, full form (`HKQuantityTypeIdentifierHeartRate`).
