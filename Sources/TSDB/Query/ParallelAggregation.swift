@@ -62,12 +62,28 @@ enum InOrderPieces {
         var next = 0
         /// Pieces the other thread has taken and not finished.
         var running = 0
-        /// Finished pieces not yet out, and whether the other thread made each.
-        var held: [Int: (output: Held, byOther: Bool)] = [:]
+        /// Finished pieces not yet out, by number, and whether the other thread made each. An array,
+        /// not a dictionary: a dictionary's storage is instantiated at run time with a check that
+        /// its key is Hashable, a search through every conformance in the program.
+        private var held: [(output: Held, byOther: Bool)?]
+        /// Pieces of the other thread in `held`.
+        private(set) var waiting = 0
         var failure: TSDBError?
 
-        /// Pieces of the other thread in `held`.
-        var waiting: Int { held.values.count { $0.byOther } }
+        init(count: Int) { held = Array(repeating: nil, count: count) }
+
+        mutating func keep(_ piece: Int, _ output: Held, byOther: Bool) {
+            held[piece] = (output, byOther)
+            if byOther { waiting += 1 }
+        }
+
+        /// Piece `piece`, when it is finished and held.
+        mutating func takeOut(_ piece: Int) -> (output: Held, byOther: Bool)? {
+            guard piece < held.count, let kept = held[piece] else { return nil }
+            held[piece] = nil
+            if kept.byOther { waiting -= 1 }
+            return kept
+        }
     }
 
     /// What the other thread does next.
@@ -80,7 +96,7 @@ enum InOrderPieces {
         count: Int, stream: (Int) throws(TSDBError) -> Void,
         hold: @escaping @Sendable (Int) throws(TSDBError) -> Held, handOut: (inout Held) -> Void
     ) throws(TSDBError) {
-        let progress = Locked(Progress<Held>())
+        let progress = Locked(Progress<Held>(count: count))
         let finished = DispatchSemaphore(value: 0)
         let handedOut = DispatchSemaphore(value: 0)
         // Wakes the other thread if it waits for room when this one stops (after a failure).
@@ -110,7 +126,7 @@ enum InOrderPieces {
                 progress.withLock { p in
                     p.running -= 1
                     switch outcome {
-                    case .success(let kept): p.held[i] = (kept, true)
+                    case .success(let kept): p.keep(i, kept, byOther: true)
                     case .failure(let error): p.failure = p.failure ?? error
                     }
                 }
@@ -120,7 +136,7 @@ enum InOrderPieces {
         StandbyThread.run(second)
         var out = 0
         func handOutReady() {
-            while var next = progress.withLock({ $0.held.removeValue(forKey: out) }) {
+            while var next = progress.withLock({ $0.takeOut(out) }) {
                 if next.byOther { handedOut.signal() }
                 // In place: the only reference, so a buffer in it can be reused.
                 handOut(&next.output)
@@ -141,7 +157,7 @@ enum InOrderPieces {
                     out += 1
                 } else {
                     let kept = try hold(i)
-                    progress.withLock { $0.held[i] = (kept, false) }
+                    progress.withLock { $0.keep(i, kept, byOther: false) }
                 }
                 handOutReady()
                 mine = takeMine()

@@ -27,12 +27,16 @@ public final class Store: Sendable {
         var manifest: Manifest
         let file: MappedFile
         var rawFilesDecoded = false
-        var openSegments: [String: SegmentReader] = [:]
+        /// The segments opened so far, by their index in `manifest.segments` (an array, not a
+        /// dictionary by path: a dictionary's storage is instantiated at run time with a search
+        /// through every conformance in the program for its key's Hashable).
+        var openSegments: [SegmentReader?]
 
         init(reading path: String) throws(TSDBError) {
             file = try MappedFile(path: path)
             manifest = try file.withBytes { (b) throws(TSDBError) in try Manifest.decode(b, path: path, rawFiles: false)
             }
+            openSegments = Array(repeating: nil, count: manifest.segments.count)
         }
     }
 
@@ -138,27 +142,32 @@ public final class Store: Sendable {
                 // The files not yet open are opened outside the lock, so threads scanning different
                 // months open theirs side by side. A path names one file's bytes for good (a rewrite
                 // gets a new generation in its name), so a reader opened here is right to keep.
-                let wanted = state.withLock { state in
-                    state.manifest.segments.filter { entry in
-                        entry.type == type && entry.firstStart < to
+                let (generation, wanted) = state.withLock { state in
+                    let segments = state.manifest.segments
+                    let wanted = segments.indices.filter { i in
+                        let entry = segments[i]
+                        return entry.type == type && entry.firstStart < to
                             && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from)
-                    }.map { ($0, state.openSegments[$0.path]) }
+                    }.map { (index: $0, entry: segments[$0], open: state.openSegments[$0]) }
+                    return (state.manifest.generation, wanted)
                 }
                 var out: [SegmentReader] = []
-                var opened: [(String, SegmentReader)] = []
-                for (entry, open) in wanted {
+                var opened: [(index: Int, reader: SegmentReader)] = []
+                for (index, entry, open) in wanted {
                     if let open {
                         out.append(open)
                     } else {
                         let reader = try openSegment(entry)
-                        opened.append((entry.path, reader))
+                        opened.append((index, reader))
                         out.append(reader)
                     }
                 }
                 if !opened.isEmpty {
                     state.withLock { state in
-                        for (path, reader) in opened where state.openSegments[path] == nil {
-                            state.openSegments[path] = reader
+                        // Indices name entries of the generation they were taken from.
+                        guard state.manifest.generation == generation else { return }
+                        for (index, reader) in opened where state.openSegments[index] == nil {
+                            state.openSegments[index] = reader
                         }
                     }
                 }
