@@ -294,6 +294,19 @@ import Testing
         let row = try #require(try s.aggregate("HKCategoryTypeIdentifierSleepAnalysis").rows.first)
         #expect(row.seconds == [3: 7200, 4: 3600, 1: 3600])
     }
+
+    @Test func categorySecondsAddUpPerValueAndCompareInAnyOrder() {
+        var seconds = CategorySeconds()
+        #expect(seconds.isEmpty && seconds[3] == nil && seconds[3, default: 5] == 5)
+        seconds[3, default: 0] += 60
+        seconds[1, default: 0] += 30
+        seconds[3, default: 0] += 15
+        #expect(seconds[3] == 75 && seconds[1] == 30 && seconds[4] == nil)
+        #expect(seconds.values == [75, 30], "in the order first credited")
+        #expect(seconds.byValue == [1: 30, 3: 75])
+        #expect(seconds == [1: 30, 3: 75] && [3: 75, 1: 30] == seconds)
+        #expect(seconds != [3: 75] && seconds != [1: 30, 3: 75, 4: 0] && seconds != [1: 30, 3: 76])
+    }
 }
 
 func localTime(_ micros: Int64, _ zone: TimeZoneRules) -> String {

@@ -65,7 +65,7 @@ struct AggregateSweep {
     /// Emits the row of `bucket` (if it has data, or `fill`) and starts a new accumulator.
     private mutating func close(_ bucket: Bucket, _ emit: (AggregateRow) -> Void) {
         var sum = 0.0
-        var seconds: [Int64: Double] = [:]
+        var seconds = CategorySeconds()
         let touched = credits?.credit(bucket, sum: &sum, seconds: &seconds) ?? false
         defer { acc = Accumulator() }
         guard acc.count > 0 || touched || fill else { return }
@@ -121,7 +121,7 @@ struct IntervalCredits {
 
     /// Adds what the pieces give `bucket` to `sum` (cumulative) or `seconds` (category). Returns
     /// whether any piece reached the bucket.
-    mutating func credit(_ bucket: Bucket, sum: inout Double, seconds: inout [Int64: Double]) -> Bool {
+    mutating func credit(_ bucket: Bucket, sum: inout Double, seconds: inout CategorySeconds) -> Bool {
         var touched = false
         while nextSpan < spans.count && spans[nextSpan].start < bucket.end {
             active.append(spans[nextSpan])
