@@ -94,18 +94,10 @@ struct AggregatePrinter {
         switch format {
         case .table: table = StreamingTable(header: header)
         case .markdown: out.write(renderMarkdown(header, []))
-        case .csv: out.write(commaSeparated(header.map { csvQuoted(machineName($0)) }) + "\n")
+        case .csv: out.write(joined(header.map { csvQuoted(machineName($0)) }, by: ",") + "\n")
         case .json: out.write("[")
         case .ndjson: break
         }
-    }
-
-    /// `cells` joined by commas. By hand: the standard library's `joined(separator:)` is not
-    /// specialised here, and its first call looks its element type up at run time.
-    private func commaSeparated(_ cells: [String]) -> String {
-        var line = ""
-        for (i, cell) in cells.enumerated() { line += i == 0 ? cell : "," + cell }
-        return line
     }
 
     /// `asleepCore (min)` → `asleepCore_min`, `value 3 (min)` → `value_3_min`.

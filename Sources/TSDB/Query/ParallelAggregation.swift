@@ -122,13 +122,15 @@ enum InOrderPieces {
                     wait(for: handedOut, lookingFor: .microseconds(200))
                     continue
                 }
-                let outcome = Result { () throws(TSDBError) in try hold(i) }
+                // Not a Result: its type is instantiated at run time with a search through every
+                // conformance in the program for TSDBError's Error, the only one left on this path.
+                var kept: Held?
+                var failure: TSDBError?
+                do throws(TSDBError) { kept = try hold(i) } catch { failure = error }
                 progress.withLock { p in
                     p.running -= 1
-                    switch outcome {
-                    case .success(let kept): p.keep(i, kept, byOther: true)
-                    case .failure(let error): p.failure = p.failure ?? error
-                    }
+                    if let kept { p.keep(i, kept, byOther: true) }
+                    if let failure { p.failure = p.failure ?? failure }
                 }
                 finished.signal()
             }
