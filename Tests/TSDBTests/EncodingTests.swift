@@ -95,6 +95,28 @@ import Testing
             #expect(throws: TSDBError.self) { try r.uvarint() }
         }
     }
+
+    /// A string equal to the one before is that one; any other is read as itself, and bytes that
+    /// are not UTF-8 are still an error, whatever came before.
+    @Test func stringSameAsThePreviousOne() throws {
+        var w = ByteWriter()
+        for s in [
+            "HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierHeartRate",
+            "HKQuantityTypeIdentifierHeartRat",
+            "", "é",
+        ] { w.string(s) }
+        w.uvarint(2)
+        w.append([0xC3, 0x28])
+        try w.bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(buf, context: "test")
+            let first = try r.string("type", sameAs: nil)
+            #expect(try r.string("type", sameAs: first) == first)
+            #expect(try r.string("type", sameAs: first) == "HKQuantityTypeIdentifierHeartRat")
+            #expect(try r.string("type", sameAs: first) == "")
+            #expect(try r.string("type", sameAs: "") == "é")
+            #expect(throws: TSDBError.self) { try r.string("type", sameAs: "é") }
+        }
+    }
 }
 
 @Suite struct IntColumnTests {

@@ -50,7 +50,7 @@ struct ByteReader {
     }
 
     @inline(__always)
-    mutating func uvarint(_ what: String = "varint") throws(TSDBError) -> UInt64 {
+    mutating func uvarint(_ what: @autoclosure () -> String = "varint") throws(TSDBError) -> UInt64 {
         // One byte (values below 128) is the common case in every varint stream here.
         if position < buffer.count, buffer[position] < 0x80 {
             position += 1
@@ -74,18 +74,18 @@ struct ByteReader {
         return try longUvarint(what)
     }
 
-    private mutating func longUvarint(_ what: String) throws(TSDBError) -> UInt64 {
+    private mutating func longUvarint(_ what: () -> String) throws(TSDBError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
-            guard position < buffer.count else { throw fail("\(what) runs past the end") }
+            guard position < buffer.count else { throw fail("\(what()) runs past the end") }
             let byte = buffer[position]
             position += 1
-            if shift == 63 && byte > 1 { throw fail("\(what) overflows 64 bits") }
+            if shift == 63 && byte > 1 { throw fail("\(what()) overflows 64 bits") }
             result |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 { return result }
             shift += 7
-            if shift > 63 { throw fail("\(what) is longer than 10 bytes") }
+            if shift > 63 { throw fail("\(what()) is longer than 10 bytes") }
         }
     }
 
@@ -101,9 +101,10 @@ struct ByteReader {
     }
 
     /// A varint that must fit in `0...limit` (counts, lengths, indices).
-    mutating func count(_ what: String, limit: Int) throws(TSDBError) -> Int {
-        let v = try uvarint(what)
-        guard v <= UInt64(limit) else { throw fail("\(what) is \(v), more than the limit \(limit)") }
+    /// (`what` is built only for an error: a manifest reads hundreds of lengths.)
+    mutating func count(_ what: @autoclosure () -> String, limit: Int) throws(TSDBError) -> Int {
+        let v = try uvarint(what())
+        guard v <= UInt64(limit) else { throw fail("\(what()) is \(v), more than the limit \(limit)") }
         return Int(v)
     }
 
@@ -120,6 +121,23 @@ struct ByteReader {
             throw fail("\(what) is not valid UTF-8")
         }
         return s
+    }
+
+    /// A string, which is `previous` itself when its bytes are the same (no copy, no UTF-8 check):
+    /// a manifest names each type once per month of it.
+    mutating func string(_ what: String, sameAs previous: String?) throws(TSDBError) -> String {
+        guard var previous else { return try string(what) }
+        let start = position
+        let n = try count("\(what) length", limit: remaining)
+        let same = previous.withUTF8 { p in
+            p.count == n && p.elementsEqual(UnsafeRawBufferPointer(rebasing: buffer[position..<position + n]))
+        }
+        guard same else {
+            position = start
+            return try string(what)
+        }
+        position += n
+        return previous
     }
 
     mutating func skip(_ n: Int, _ what: String) throws(TSDBError) {

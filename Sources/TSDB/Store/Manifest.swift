@@ -109,10 +109,12 @@ public struct Manifest: Sendable, Equatable {
             var m = Manifest()
             m.generation = try r.u64("generation")
             let ns = try r.count("segment count", limit: r.remaining / 40)
+            m.segments.reserveCapacity(ns)
             for _ in 0..<ns {
                 m.segments.append(
                     SegmentEntry(
-                        type: try r.string("type"), year: Int(try r.u16("year")), month: Int(try r.u8("month")),
+                        type: try r.string("type", sameAs: m.segments.last?.type), year: Int(try r.u16("year")),
+                        month: Int(try r.u8("month")),
                         path: try r.string("path"), fileSize: try r.int("file size"), fileCRC: try r.u32("file CRC"),
                         sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(),
                         maxEnd: try r.i64()))
