@@ -8,7 +8,7 @@ Writes Benchmarks/results/latest.{md,json,svg}. Every system's daily heart-rate 
 checked against the others: a benchmark that computes something different is void.
 """
 import argparse, collections, datetime, glob, json, math, os, platform, re, shutil, sqlite3, statistics
-import subprocess, sys, textwrap, time
+import shlex, subprocess, sys, tempfile, textwrap, time
 
 HR = "HKQuantityTypeIdentifierHeartRate"
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,6 +35,33 @@ def timed_with_memory(cmd):
     p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, check=True, capture_output=True, text=True)
     elapsed = time.perf_counter() - t
     return elapsed, int(p.stderr.strip().splitlines()[-1]) * 1024
+
+
+def hello_world(work):
+    """A hello world linked as `.ci/setup fast` links tsdb (static Swift runtime, libstdc++ and libgcc;
+    no PIE): what a whole `tsdb` process is measured against."""
+    source, exe = os.path.join(work, "hello.swift"), os.path.join(work, "hello")
+    with open(source, "w") as f:
+        f.write('print("hello, world")\n')
+    static = os.path.join(ROOT, ".build-static", "static-libs")
+    run(["swiftc", "-O", "-static-stdlib", "-Xlinker", "-no-pie", "-Xclang-linker", f"-L{static}",
+         "-Xclang-linker", "-static-libgcc", source, "-o", exe])
+    return exe
+
+
+def start_up(commands, runs=200):
+    """Mean wall time (s) of each command, run alternately by hyperfine without a shell (`-N`), so no
+    interpreter's own spawning cost is added to processes of a millisecond or two. Returns the times
+    and how they were taken."""
+    if shutil.which("hyperfine") is None:
+        return [timed(c, repeat=51) for c in commands], "median of 51 runs each (hyperfine not found)"
+    with tempfile.TemporaryDirectory() as scratch:
+        out = os.path.join(scratch, "times.json")
+        run(["hyperfine", "-N", "-w", "10", "-r", str(runs), "--export-json", out]
+            + [shlex.join(c) for c in commands])
+        times = [r["mean"] for r in json.load(open(out))["results"]]
+    version = run(["hyperfine", "--version"]).stdout.strip()
+    return times, f"`{version} -N -w 10 -r {runs}`, means"
 
 
 def dir_bytes(path, pattern="**/*"):
@@ -308,7 +335,8 @@ def fmt_b(b):
 
 def report(results, limits, machine):
     lines = [f"Run {machine['date']} on {machine['cpus']} cores ({machine['cpu']}), {machine['os']}; "
-             f"DuckDB {machine['duckdb']}, SQLite {machine['sqlite']}; tsdb release build as run.sh makes it (`.ci/setup fast`: static Swift runtime and libstdc++, no PIE).", "",
+             f"DuckDB {machine['duckdb']}, SQLite {machine['sqlite']}; tsdb release build as run.sh makes it "
+             "(`.ci/setup fast`: Swift runtime, libstdc++, libgcc, zstd, lz4 and zlib linked in, no PIE).", "",
              "How each system ran: " + PEER_CONFIGURATIONS, ""]
     for r in results:
         mbps = lambda s: r["json_bytes"] / s / 1e6
@@ -342,7 +370,16 @@ def report(results, limits, machine):
               f"decodes {limits['decode_rate'] / 1e6:.0f} M heart-rate samples/s including everything "
               f"({limits['decode_rate'] * 16 / 1e9:.2f} GB/s of decoded 16-byte start+value pairs).",
               f"- Empirical order-0 entropy of the heart-rate columns (start deltas, value deltas, motion context): "
-              f"{limits['entropy']:.2f} bytes/sample; tsdb stores {limits['tsdb_hr']:.2f} bytes/sample with every column and all overhead.", ""]
+              f"{limits['entropy']:.2f} bytes/sample; tsdb stores {limits['tsdb_hr']:.2f} bytes/sample with every "
+              "column and all overhead."]
+    if "start_up" in limits:
+        u = limits["start_up"]
+        vs = lambda t: f"{fmt_s(t)} ({t / u['hello_s']:.1f}× the hello world)"
+        lines.append(f"- Start-up ({u['how']}): a hello world linked as tsdb's fast build is "
+                     f"{fmt_s(u['hello_s'])}; `tsdb --version` {vs(u['version_s'])}; the year's daily heart "
+                     f"rate as a whole `tsdb query` (CSV) {vs(u['utc_s'])} in UTC days and {vs(u['zone_s'])} "
+                     "in Europe/Paris days.")
+    lines.append("")
     lines.append("Every system's daily numbers were checked equal to tsdb's (count, min, max exactly; mean to 1e-9) before timing.")
     return "\n".join(lines)
 
@@ -414,6 +451,11 @@ def main():
     limits = {"bandwidth": memory_bandwidth(), "decode_rate": results[0]["hr_samples"] / results[0]["tsdb_daily_inproc_s"]}
     limits["entropy"], _ = heart_rate_entropy(tsdb, year, "2025")
     limits["tsdb_hr"] = results[0]["tsdb_hr_bytes"] / results[0]["hr_samples"]
+    daily = lambda tz: [tsdb.exe, "query", "HeartRate", "--range", "2025", "--bucket", "day", "--tz", tz,
+                        "--stats", "count,min,max,mean", "--format", "csv", "--store", year]
+    commands = [[hello_world(args.work)], [tsdb.exe, "--version"], daily("UTC"), daily("Europe/Paris")]
+    times, how = start_up(commands)
+    limits["start_up"] = dict(zip(["hello_s", "version_s", "utc_s", "zone_s"], times), how=how)
     if not args.quick:
         heavy = os.path.join(args.work, "heavy")
         if not os.path.isdir(os.path.join(heavy, "raw")):

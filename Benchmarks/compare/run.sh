@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 need=()
-for pkg in sqlite3 time libzstd-dev liblz4-dev pkg-config; do dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg"); done
+for pkg in sqlite3 time hyperfine libzstd-dev liblz4-dev pkg-config; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; fi
 python3 -c "import duckdb, numpy, pytz, pyarrow" 2>/dev/null || pip install -q duckdb numpy pytz pyarrow
 command -v healthkit-to-sqlite >/dev/null || pip install -q healthkit-to-sqlite==1.0.1
