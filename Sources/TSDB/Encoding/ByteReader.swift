@@ -114,30 +114,18 @@ struct ByteReader {
         return UnsafeRawBufferPointer(rebasing: buffer[position..<position + n])
     }
 
-    mutating func string(_ what: String) throws(TSDBError) -> String {
-        let n = try count("\(what) length", limit: remaining)
-        let raw = try bytes(n, what)
-        guard let s = String(validating: raw, as: UTF8.self) else {
-            throw fail("\(what) is not valid UTF-8")
-        }
-        return s
-    }
+    mutating func string(_ what: String) throws(TSDBError) -> String { try string(what, sameAs: nil) }
 
     /// A string, which is `previous` itself when its bytes are the same (no copy, no UTF-8 check):
     /// a manifest names each type once per month of it.
     mutating func string(_ what: String, sameAs previous: String?) throws(TSDBError) -> String {
-        guard var previous else { return try string(what) }
-        let start = position
         let n = try count("\(what) length", limit: remaining)
-        let same = previous.withUTF8 { p in
-            p.count == n && p.elementsEqual(UnsafeRawBufferPointer(rebasing: buffer[position..<position + n]))
+        let raw = try bytes(n, what)
+        if var previous, previous.withUTF8({ UnsafeRawBufferPointer($0).elementsEqual(raw) }) { return previous }
+        guard let s = String(validating: raw, as: UTF8.self) else {
+            throw fail("\(what) is not valid UTF-8")
         }
-        guard same else {
-            position = start
-            return try string(what)
-        }
-        position += n
-        return previous
+        return s
     }
 
     mutating func skip(_ n: Int, _ what: String) throws(TSDBError) {
