@@ -46,6 +46,44 @@ import Testing
         #expect(acc.count == n)
     }
 
+    /// A bucket's accumulator is reset for the next bucket rather than replaced: after any mix of
+    /// values (kept in the histogram, spilled to the list, energies), a reset one gives every
+    /// statistic exactly as a new one fed the same values.
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func aResetAccumulatorEqualsANewOne(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        func feed(_ acc: inout Accumulator, _ count: Int, spill: Bool) {
+            for i in 0..<count {
+                let m = Int64.random(in: 40...200, using: &rng)
+                if spill && i == count / 2 {
+                    acc.add(Double(m) + 0.25, keepValue: true)
+                } else {
+                    acc.add(Double(m), mantissa: m, scale: 0)
+                }
+                acc.addEnergy(Double(m))
+            }
+            if Bool.random(using: &rng) { acc.addValueless() }
+        }
+        var reused = Accumulator()
+        feed(&reused, Int.random(in: 1...300, using: &rng), spill: seed % 2 == 0)
+        for s in [Statistic.p50, .p99] { _ = reused.value(s, cumulativeSum: nil, style: .discreteArithmetic) }
+        reused.reset()
+        var fresh = Accumulator()
+        let state = rng
+        feed(&reused, Int.random(in: 1...300, using: &rng), spill: seed > 2)
+        rng = state
+        feed(&fresh, Int.random(in: 1...300, using: &rng), spill: seed > 2)
+        for style in [AggregationStyle.discreteArithmetic, .discreteEquivalentContinuousLevel] {
+            for s in Statistic.allCases {
+                let (a, b) = (
+                    reused.value(s, cumulativeSum: nil, style: style), fresh.value(s, cumulativeSum: nil, style: style)
+                )
+                #expect(a == b, "\(s) \(style)")
+            }
+        }
+        #expect(reused.count == fresh.count && reused.valueCount == fresh.valueCount)
+    }
+
     @Test func aHistogramRefusesWhatItCannotHoldExactly() {
         var h = ValueHistogram(mantissa: 72, scale: 0)
         let added = [h.add(73, scale: 0), h.add(10, scale: 0)]

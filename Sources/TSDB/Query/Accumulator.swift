@@ -234,6 +234,16 @@ struct Accumulator {
         histogram = nil
     }
 
+    /// Back to a new accumulator's state, keeping the kept values' memory for the next bucket.
+    /// Replacing the whole struct released its arrays and wrote every field anew, once per
+    /// bucket: five years of minute buckets took 5% longer (136 against 130 ms).
+    mutating func reset() {
+        (count, valueCount, sum, reference, shiftedSum, shiftedSquares) = (0, 0, 0, nil, 0, 0)
+        (minimum, maximum, first, last, valuesSorted, energy) = (.infinity, -.infinity, nil, nil, false, 0)
+        if !values.isEmpty { values.removeAll(keepingCapacity: true) }
+        if histogram != nil { histogram = nil }
+    }
+
     /// Sorts `values` once (values that fit a ``ValueHistogram`` never get here).
     mutating func sortValues() {
         guard !valuesSorted else { return }
@@ -300,6 +310,7 @@ struct Accumulator {
         self.maximum = Swift.max(self.maximum, groupMax)
     }
 
+    @inline(__always)
     mutating func value(_ s: Statistic, cumulativeSum: Double?, style: AggregationStyle) -> Double? {
         switch s {
         case .count: return Double(count)

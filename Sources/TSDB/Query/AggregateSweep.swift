@@ -67,7 +67,7 @@ struct AggregateSweep {
         var sum = 0.0
         var seconds = CategorySeconds()
         let touched = credits?.credit(bucket, sum: &sum, seconds: &seconds) ?? false
-        defer { acc = Accumulator() }
+        defer { acc.reset() }
         guard acc.count > 0 || touched || fill else { return }
         var values = StatisticValues()
         let cumulativeSum: Double? = plan.kind == .cumulative ? sum : nil
