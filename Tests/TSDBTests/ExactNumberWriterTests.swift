@@ -28,6 +28,23 @@ import Testing
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Whole numbers as `String` writes them, across the short path's edges (one, two and three
+    /// digits) and the longest numbers, in rows with exactly their room.
+    @Test func wholeNumbersAreTheirDecimalText() {
+        var numbers: [Int64] = Array(-1_100...1_100) + [.min, .max, .min + 1, .max - 1]
+        var p: Int64 = 1000
+        for _ in 4...18 {
+            p *= 10
+            numbers += [p - 1, p, p + 1, -p]
+        }
+        for n in numbers {
+            let expected = String(n)
+            var bytes: [UInt8] = []
+            RowBytes.append(to: &bytes, capacity: expected.utf8.count) { $0.write(n) }
+            #expect(String(decoding: bytes, as: UTF8.self) == expected)
+        }
+    }
+
     /// Means of whole numbers: each fraction r/q comes back with many whole parts, in every binade
     /// from 1 to 2^49 and across the powers of ten inside a binade (99.x and 100.x share one).
     @Test func meansOfWholeNumbersAreTheStdlibsText() {
