@@ -65,6 +65,31 @@ import Testing
         }
     }
 
+    /// A stretch longer than the span is cut into (nearly) the fewest parts of at most the span, of
+    /// equal length give or take a bucket; one no longer is left whole. Lengths swept around whole
+    /// multiples of the span.
+    @Test func aStretchTooLongIsCutIntoEqualParts() throws {
+        for (zone, bucket) in [("UTC", "minute"), ("Australia/Lord_Howe", "5m"), ("Asia/Kathmandu", "hour")] {
+            let spec = try BucketSpec.parse(bucket)
+            let width = try #require(spec.shortestSeconds) * 1_000_000
+            let span = width * 1_000
+            let lo = Self.samples[0].start.microseconds
+            for length in [span, span + width, 2 * span - width, 2 * span, 2 * span + width, 7 * span + span / 3] {
+                let walker = BucketWalker(spec: spec, zone: try TimeZoneRules.named(zone), from: lo, to: lo + length)
+                let cuts = Store.bounded([lo, lo + length], span: span, walker)
+                let parts = zip(cuts, cuts.dropFirst()).map { $1 - $0 }
+                let context = "\(zone) \(bucket), \(length / width) buckets: \(parts.map { $0 / width })"
+                let fewest = Int((length + span - 1) / span)
+                #expect(parts.count == fewest || (fewest > 1 && parts.count == fewest + 1), "\(context)")
+                #expect(parts.allSatisfy { $0 > 0 && $0 <= span }, "\(context)")
+                #expect(parts.max()! - parts.min()! <= 2 * width, "\(context)")
+                for cut in cuts.dropFirst().dropLast() {
+                    #expect(walker.bucket(containing: cut).start == cut, "\(context): cut inside a bucket")
+                }
+            }
+        }
+    }
+
     @Test func smallRangesAndOneBucketStayOnOneThread() throws {
         let (store, folder) = try fixture()
         defer { folder.cleanup() }

@@ -229,10 +229,23 @@ extension Store {
             cuts: Self.bounded(cuts, span: width * 500_000 * Int64(AggregatePieces.maximumPieceRows), walker))
     }
 
-    /// `cuts` with more cuts, at bucket starts, wherever two are more than `span` apart.
+    /// `cuts` with more cuts, at bucket starts, wherever two are more than `span` apart: such a
+    /// stretch is cut into (nearly) the fewest parts of about equal length. Cutting every `span`
+    /// from its start left a short part after each long one, and the cores less evenly busy: five
+    /// heavy years of 15-minute buckets took 12.3 ms that way, 11.4 ms this way.
     static func bounded(_ cuts: [Int64], span: Int64, _ walker: BucketWalker) -> [Int64] {
         var out = [cuts[0]]
+        // Parts a little shorter than `span`, so one snapped to a bucket start stays within it.
+        let part = span - span / 16
         for end in cuts.dropFirst() {
+            let start = out.last!
+            let parts = end - start > span ? (end - start + part - 1) / part : 1
+            for k in 1..<parts {
+                let bucket = walker.bucket(containing: start + (end - start) / parts * k)
+                let cut = bucket.start > out.last! ? bucket.start : bucket.end
+                if cut < end { out.append(cut) }
+            }
+            // Buckets longer than `span / 16` (never for short buckets): what is still too long.
             while end - out.last! > span {
                 let bucket = walker.bucket(containing: out.last! + span)
                 let cut = bucket.start > out.last! ? bucket.start : bucket.end
