@@ -254,6 +254,12 @@ import Testing
             let summary = totals.summary(scale: 0)
             #expect(summary.minValue == all.min().map(Double.init) ?? .infinity, "round \(round)")
             #expect(summary.maxValue == all.max().map(Double.init) ?? -.infinity, "round \(round)")
+            #expect(summary.sum == Double(totals.sum) && summary.valueCount == all.count, "round \(round)")
+            // At a scale, each figure is its mantissa over the scale's power of ten.
+            let scaled = totals.summary(scale: 2)
+            #expect(scaled.minValue == all.min().map { Double($0) / 100 } ?? .infinity, "round \(round)")
+            #expect(scaled.maxValue == all.max().map { Double($0) / 100 } ?? -.infinity, "round \(round)")
+            #expect(scaled.sum == Double(totals.sum) / 100 && scaled.sampleCount == totals.samples, "round \(round)")
         }
         // Sums past 64 bits are left to the merge that can split them.
         let huge = slot([1 << 52, 1 << 52], number: 0)
