@@ -54,7 +54,10 @@ struct AggregatePrinter {
     private var columns: [String] = []
     /// CSV, NDJSON and JSON lines (the other formats are made from strings).
     private(set) var lines: AggregateLines?
-    private var table: StreamingTable?
+    /// A table's header and, until the widths are known, its first rows (``HeldTableRows``).
+    private var tableHeader: [String] = []
+    private var held = HeldTableRows()
+    private var tableWidths: [Int]?
     /// Whether ``write(lines:)`` has written a row (JSON's first row goes without its comma).
     private var wroteLines = false
     private var scratch: [UInt8] = []
@@ -92,7 +95,7 @@ struct AggregatePrinter {
         }
         let header = ["start", "end"] + columns
         switch format {
-        case .table: table = StreamingTable(header: header)
+        case .table: tableHeader = header
         case .markdown: out.write(renderMarkdown(header, []))
         case .csv: out.write(joined(header.map { csvQuoted(machineName($0)) }, by: ",") + "\n")
         case .json: out.write("[")
@@ -123,17 +126,23 @@ struct AggregatePrinter {
             return write(lines: scratch)
         }
         guard let r = result else { return }
-        func cells(_ number: (Double) -> String) -> [String] {
-            var out: [String] = []
-            AggregateLines.eachCell(of: row, in: r) { out.append($0.map(number) ?? "") }
-            return out
-        }
-        func bounds() -> (String, String) { (localTimestamp(row.start, zone), localTimestamp(row.end, zone)) }
         switch format {
         case .table:
-            if let widths = table!.widths { return writeTableRow(row, widths: widths) }
-            let (start, end) = bounds()
-            table!.add([start, end] + cells(human), to: out)
+            if let widths = tableWidths { return writeTableRow(row, widths: widths) }
+            var ends = held.takeEnds()
+            let capacity = 2 * LocalTimestampWriter.length + columns.count * AggregateLines.numberLength
+            RowBytes.append(to: &held.text, capacity: capacity) { out in
+                stamps.write(row.start, to: &out)
+                ends.append(out.count)
+                stamps.write(row.end, to: &out)
+                ends.append(out.count)
+                AggregateLines.eachCell(of: row, in: r) { v in
+                    if let v { writeHuman(v, to: &out) }
+                    ends.append(out.count)
+                }
+            }
+            held.endRow(cellEnds: ends)
+            if held.rows >= StreamingTable.sample { releaseTable() }
         case .markdown:
             writeMarkdownRow(row)
         case .csv, .ndjson, .json:
@@ -141,8 +150,21 @@ struct AggregatePrinter {
         }
     }
 
-    /// A table row once the widths are known (``StreamingTable`` took them from the first rows),
-    /// made as bytes: the same text as `StreamingTable.line` of ``human(_:)`` cells.
+    /// Writes the header and the rows held back, with widths that fit them; later rows have those
+    /// widths (a wider cell widens only its own line), as in ``StreamingTable``.
+    private mutating func releaseTable() {
+        let widths = held.widths(header: tableHeader)
+        tableWidths = widths
+        out.write(StreamingTable.line(tableHeader, widths))
+        out.write(StreamingTable.line(widths.map { String(repeating: "-", count: $0) }, widths))
+        scratch.removeAll(keepingCapacity: true)
+        held.write(widths: widths, to: &scratch)
+        out.write(bytes: scratch)
+        held = HeldTableRows()
+    }
+
+    /// A table row once the widths are known, made as bytes: the same text as
+    /// `StreamingTable.line` of ``human(_:)`` cells.
     private mutating func writeTableRow(_ row: AggregateRow, widths: [Int]) {
         let capacity = widths.reduce(8) { $0 + max($1, 32) + 2 }
         scratch.removeAll(keepingCapacity: true)
@@ -182,9 +204,60 @@ struct AggregatePrinter {
     }
 
     mutating func finish() {
-        if format == .table { table?.finish(to: out) }
+        if format == .table && tableWidths == nil { releaseTable() }
         if format == .json { out.write(wroteLines ? "\n]\n" : "]\n") }
         out.flush()
+    }
+}
+
+/// A table's first rows, held back as bytes until the column widths are known (strings per cell
+/// were half of a year's daily query in-process): each row's text is appended to ``text`` and
+/// ``endRow(cellEnds:)`` notes where its cells end. Cells are timestamps and numbers, all ASCII, so
+/// a cell's bytes are its width.
+struct HeldTableRows {
+    var text: [UInt8] = []
+    private var lengths: [Int] = []
+    private var ends: [Int] = []
+    private(set) var rows = 0
+
+    /// An empty array (with room) for the next row's cell ends.
+    mutating func takeEnds() -> [Int] {
+        var taken: [Int] = []
+        swap(&taken, &ends)
+        taken.removeAll(keepingCapacity: true)
+        return taken
+    }
+
+    /// Ends the row appended to ``text``: `cellEnds` are its cells' ends, counted from its start.
+    mutating func endRow(cellEnds: [Int]) {
+        var previous = 0
+        for end in cellEnds {
+            lengths.append(end - previous)
+            previous = end
+        }
+        rows += 1
+        ends = cellEnds
+    }
+
+    /// Each column's width: its header's or its longest held cell's.
+    func widths(header: [String]) -> [Int] {
+        var widths = header.map(\.count)
+        for (i, length) in lengths.enumerated() { widths[i % widths.count] = max(widths[i % widths.count], length) }
+        return widths
+    }
+
+    /// The held rows as `StreamingTable.line` writes them: cells padded to `widths`, two spaces apart.
+    func write(widths: [Int], to bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + rows * widths.reduce(1) { $0 + $1 + 2 })
+        var offset = 0
+        for (i, length) in lengths.enumerated() {
+            let column = i % widths.count
+            if column > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2)) }
+            bytes.append(contentsOf: text[offset..<offset + length])
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - length))
+            if column == widths.count - 1 { bytes.append(UInt8(ascii: "\n")) }
+            offset += length
+        }
     }
 }
 
