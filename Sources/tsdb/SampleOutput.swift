@@ -12,10 +12,13 @@ struct SampleWriter {
     let zone: TimeZoneRules?
     let out = OutputBuffer()
     private var count = 0
+    private var stamps: LocalTimestampWriter?
+    private var cells = TableCells()
 
     init(format: OutputFormat, zone: TimeZoneRules? = nil) {
         self.format = format
         self.zone = zone
+        stamps = zone.map(LocalTimestampWriter.init)
         precondition(format == .json || format == .table, "CSV and NDJSON are written by Store.writeSamples")
         if format == .json {
             out.write("[")
@@ -35,18 +38,44 @@ struct SampleWriter {
             line.append(contentsOf: (count == 1 ? "\n  " : ",\n  ").utf8)
             DayFileWriter.appendSample(s, to: &line)
         } else {
-            let who = [s.source.string, s.device.string.map(DeviceName.display)].compactMap { $0 }.joined(
-                separator: " / ")
-            var value: [UInt8] = []
-            DayFileWriter.appendValue(s.value, to: &value)
-            let start = zone.map { localTimestamp(s.start.microseconds, $0) } ?? s.start.description
-            let end = zone.map { localTimestamp(s.end.microseconds, $0) } ?? s.end.description
-            line.append(
-                contentsOf: (pad(start, 26) + pad(s.end == s.start ? "" : end, 26)
-                    + pad(String(decoding: value, as: UTF8.self), 10) + pad(displaySafe(s.unit.string ?? ""), 10)
-                    + pad(displaySafe(who), 28) + displaySafe(s.metadata.string ?? "") + "\n").utf8)
+            appendTableRow(s)
         }
         out.write(bytes: line)
+    }
+
+    /// The table row of `s`, as ``write(_:)`` writes it.
+    mutating func tableRow(_ s: Sample) -> [UInt8] {
+        line.removeAll(keepingCapacity: true)
+        appendTableRow(s)
+        return line
+    }
+
+    /// A table row as bytes: the text `pad` makes of each cell's string. Timestamps and numbers are
+    /// ASCII, so their bytes are their width; the strings samples repeat come from ``TableCells``.
+    private mutating func appendTableRow(_ s: Sample) {
+        timestamp(s.start)
+        padASCII(from: 0, to: 26)
+        let end = line.count
+        if s.end != s.start { timestamp(s.end) }
+        padASCII(from: end, to: 26)
+        let value = line.count
+        DayFileWriter.appendValue(s.value, to: &line)
+        padASCII(from: value, to: 10)
+        line.append(contentsOf: cells.unit(s.unit.string))
+        line.append(contentsOf: cells.sourceAndDevice(s.source.string, s.device.string))
+        line.append(contentsOf: cells.metadata(s.metadata.string))
+        line.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func timestamp(_ t: Timestamp) {
+        guard stamps != nil else { return ISO8601.append(t.microseconds, t.form, to: &line) }
+        RowBytes.append(to: &line, capacity: LocalTimestampWriter.length) { stamps!.write(t.microseconds, to: &$0) }
+    }
+
+    /// `pad` of the ASCII text written since `mark`.
+    private mutating func padASCII(from mark: Int, to width: Int) {
+        let written = line.count - mark
+        line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: written >= width ? 1 : width - written))
     }
 
     func finish() {
@@ -54,11 +83,45 @@ struct SampleWriter {
         out.flush()
     }
 
-    private func valueText(_ v: SampleValue) -> String {
-        switch v {
-        case .absent: ""
-        default: v.description
+}
+
+/// The cells of a sample table that samples repeat (units, sources and devices, metadata), made
+/// once each as `pad` and `displaySafe` make them: a week of heart rate is 7,000 rows of the same
+/// few strings. At most ``limit`` of each are kept, so memory stays bounded.
+struct TableCells {
+    private struct Who: Hashable {
+        let source: String?, device: String?
+    }
+    private var units: [String?: [UInt8]] = [:]
+    private var whos: [Who: [UInt8]] = [:]
+    private var metadatas: [String?: [UInt8]] = [:]
+    static let limit = 1024
+    /// Cells kept, of all kinds.
+    var kept: Int { units.count + whos.count + metadatas.count }
+
+    mutating func unit(_ unit: String?) -> [UInt8] {
+        Self.cached(unit, in: &units) { Array(pad(displaySafe($0 ?? ""), 10).utf8) }
+    }
+
+    mutating func sourceAndDevice(_ source: String?, _ device: String?) -> [UInt8] {
+        Self.cached(Who(source: source, device: device), in: &whos) { who in
+            let text = [who.source, who.device.map(DeviceName.display)].compactMap { $0 }.joined(separator: " / ")
+            return Array(pad(displaySafe(text), 28).utf8)
         }
+    }
+
+    mutating func metadata(_ metadata: String?) -> [UInt8] {
+        Self.cached(metadata, in: &metadatas) { Array(displaySafe($0 ?? "").utf8) }
+    }
+
+    private static func cached<Key: Hashable>(
+        _ key: Key, in table: inout [Key: [UInt8]], _ make: (Key) -> [UInt8]
+    ) -> [UInt8] {
+        if let bytes = table[key] { return bytes }
+        if table.count >= limit { table.removeAll(keepingCapacity: true) }
+        let bytes = make(key)
+        table[key] = bytes
+        return bytes
     }
 }
 
