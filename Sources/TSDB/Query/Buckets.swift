@@ -92,10 +92,19 @@ public struct BucketWalker: Sendable {
             case .day, .week, .month, .year:
                 // By edges, not by t's own date: where clocks fall back across midnight the date
                 // repeats, but a bucket stays one run of instants.
+                // Each edge is found once (a zone's day start is two searches of its transitions).
                 var (first, next) = dayRange(Self.localDay(t, zone), unit)
-                while zone.startOfDay(first) > t { (first, next) = dayRange(first - 1, unit) }
-                while zone.startOfDay(next) <= t { (first, next) = dayRange(next, unit) }
-                return Bucket(start: zone.startOfDay(first), end: zone.startOfDay(next))
+                var start = zone.startOfDay(first)
+                while start > t {
+                    (first, next) = dayRange(first - 1, unit)
+                    start = zone.startOfDay(first)
+                }
+                var end = zone.startOfDay(next)
+                while end <= t {
+                    (first, next) = dayRange(next, unit)
+                    (start, end) = (end, zone.startOfDay(next))
+                }
+                return Bucket(start: start, end: end)
             }
         }
     }
