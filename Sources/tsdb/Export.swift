@@ -61,23 +61,18 @@ struct Export: ParsableCommand {
         guard let f = OutputFormat(rawValue: format ?? "ndjson"), f != .table else {
             throw ValidationError("--format must be ndjson, csv, json or parquet")
         }
-        if f == .csv || f == .ndjson {
-            let out = OutputBuffer()
-            if f == .csv { out.write(DayFileWriter.csvHeader) }
-            for t in types.sorted() {
-                try store.writeSamples(
-                    of: t, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson
-                ) { out.write(bytes: $0) }
-            }
-            out.flush()
-            return
-        }
-        var writer = SampleWriter(format: f)
+        let out = OutputBuffer()
+        if f == .csv { out.write(DayFileWriter.csvHeader) }
+        var array = f == .json ? JSONArrayOfLines() : nil
         for t in types.sorted() {
-            var cursor = try store.samples(of: t, from: r.from ?? .min, to: r.to ?? .max)
-            while let s = try cursor.next() { writer.write(s) }
+            try store.writeSamples(
+                of: t, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson
+            ) { bytes in
+                if array != nil { array!.write(lines: bytes, to: out) } else { out.write(bytes: bytes) }
+            }
         }
-        writer.finish()
+        array?.finish(to: out)
+        out.flush()
     }
 
     func exportParquet(_ store: Store, types: [String]?, range: TimeRange, to out: String) throws {

@@ -151,19 +151,24 @@ struct QueryRequest: Equatable {
             throw ValidationError(
                 "--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        if f == .csv || f == .ndjson {
-            // Columnar fast path: rows are written straight from decoded blocks.
+        if f != .table {
+            // Columnar fast path: rows are written straight from decoded blocks; a JSON array is
+            // NDJSON's lines, indented, with commas between.
             let out = OutputBuffer()
             if f == .csv { out.write(DayFileWriter.csvHeader) }
+            var array = f == .json ? JSONArrayOfLines() : nil
             try store.writeSamples(
                 of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
                 source: source
-            ) { out.write(bytes: $0) }
+            ) { bytes in
+                if array != nil { array!.write(lines: bytes, to: out) } else { out.write(bytes: bytes) }
+            }
+            array?.finish(to: out)
             out.flush()
             return
         }
         var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
-        var writer = SampleWriter(format: f, zone: tz == nil ? nil : zone)
+        var writer = SampleTableWriter(zone: tz == nil ? nil : zone)
         while let s = try cursor.next() { writer.write(s) }
         writer.finish()
     }

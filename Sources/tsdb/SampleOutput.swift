@@ -1,45 +1,36 @@
 import TSDB
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 enum OutputFormat: String, CaseIterable {
     case table, csv, json, ndjson
 }
 
-/// Streams samples to stdout as a table or a JSON array (CSV and NDJSON go through the
-/// engine's columnar ``Store/writeSamples(of:from:to:format:source:flush:)``).
-struct SampleWriter {
-    let format: OutputFormat
-    /// When set, timestamps are shown in this zone instead of as written (table only).
+/// Streams samples to stdout as a table (CSV, NDJSON and JSON go through the engine's columnar
+/// ``Store/writeSamples(of:from:to:format:source:flush:)``).
+struct SampleTableWriter {
+    /// When set, timestamps are shown in this zone instead of as written.
     let zone: TimeZoneRules?
     let out = OutputBuffer()
-    private var count = 0
     private var stamps: LocalTimestampWriter?
     private var cells = TableCells()
-
-    init(format: OutputFormat, zone: TimeZoneRules? = nil) {
-        self.format = format
-        self.zone = zone
-        stamps = zone.map(LocalTimestampWriter.init)
-        precondition(format == .json || format == .table, "CSV and NDJSON are written by Store.writeSamples")
-        if format == .json {
-            out.write("[")
-        } else {
-            out.write(
-                pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28)
-                    + "metadata\n")
-        }
-    }
-
     private var line: [UInt8] = []
 
+    init(zone: TimeZoneRules? = nil) {
+        self.zone = zone
+        stamps = zone.map(LocalTimestampWriter.init)
+        out.write(
+            pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28)
+                + "metadata\n")
+    }
+
     mutating func write(_ s: Sample) {
-        count += 1
         line.removeAll(keepingCapacity: true)
-        if format == .json {
-            line.append(contentsOf: (count == 1 ? "\n  " : ",\n  ").utf8)
-            DayFileWriter.appendSample(s, to: &line)
-        } else {
-            appendTableRow(s)
-        }
+        appendTableRow(s)
         out.write(bytes: line)
     }
 
@@ -78,11 +69,36 @@ struct SampleWriter {
         line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: written >= width ? 1 : width - written))
     }
 
-    func finish() {
-        if format == .json { out.write(count == 0 ? "]\n" : "\n]\n") }
-        out.flush()
+    func finish() { out.flush() }
+
+}
+
+/// A JSON array of NDJSON lines: `[`, each line on its own line indented by two spaces, commas
+/// between, `]` (what `tsdb query --format json` wrote when it made each sample's text itself).
+struct JSONArrayOfLines {
+    private var lines = 0
+    private var scratch: [UInt8] = []
+
+    /// Writes whole lines, each ending in a new line.
+    mutating func write(lines bytes: [UInt8], to out: OutputBuffer) {
+        scratch.removeAll(keepingCapacity: true)
+        scratch.reserveCapacity(bytes.count + bytes.count / 64 + 8)
+        if lines == 0 && !bytes.isEmpty { scratch.append(UInt8(ascii: "[")) }
+        bytes.withUnsafeBufferPointer { b in
+            var start = 0
+            while start < b.count, let found = memchr(b.baseAddress! + start, 0x0A, b.count - start) {
+                let newline = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - b.baseAddress!
+                if lines > 0 { scratch.append(UInt8(ascii: ",")) }
+                scratch.append(contentsOf: "\n  ".utf8)
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<newline]))
+                lines += 1
+                start = newline + 1
+            }
+        }
+        out.write(bytes: scratch)
     }
 
+    func finish(to out: OutputBuffer) { out.write(lines == 0 ? "[]\n" : "\n]\n") }
 }
 
 /// The cells of a sample table that samples repeat (units, sources and devices, metadata), made

@@ -4,8 +4,9 @@ import Testing
 @testable import TSDBSynthetic
 @testable import tsdb
 
-/// Sample tables are written as bytes, the strings samples repeat made once each: the same text
-/// as cells made of strings, padded to their width in characters.
+/// Samples as text people read or tools take: tables are written as bytes, the strings samples
+/// repeat made once each; JSON arrays are the columnar NDJSON lines. Both the same text as each
+/// sample's own (cells of strings padded to their width in characters; `DayFileWriter`'s object).
 @Suite struct SampleTableTests {
     /// The row as strings (how tables were written before): the oracle.
     static func stringRow(_ s: Sample, zone: TimeZoneRules?) -> String {
@@ -30,7 +31,7 @@ import Testing
     @Test(arguments: [nil, "Australia/Lord_Howe"])
     func rowsWrittenAsBytesEqualTheirStringForms(zoneName: String?) throws {
         let zone = try zoneName.map { try TimeZoneRules.named($0) }
-        var writer = SampleWriter(format: .table, zone: zone)
+        var writer = SampleTableWriter(zone: zone)
         var rng = SplitMix64(seed: 41)
         let forms = [
             TimeForm.zulu, TimeForm(offsetMinutes: 120, fractionDigits: 3), TimeForm(offsetMinutes: -570),
@@ -68,5 +69,42 @@ import Testing
             #expect(cells.metadata("{\"n\":\(i)}") == Array("{\"n\":\(i)}".utf8))
             #expect(cells.kept <= TableCells.limit)
         }
+    }
+
+    /// A JSON array from `tsdb query` and `tsdb export` (more than one 64 KiB chunk of lines, two
+    /// types in one array) against each sample's object written one by one.
+    @Test func jsonArraysHoldEachSamplesObjectInOrder() throws {
+        let heartRate = SlotSummaryTests.series(3000, seed: 5)
+        let steps = (0..<40).map { i in
+            let start = SlotSummaryTests.march2025 + Int64(i) * 3_600_000_000
+            return Sample(
+                type: "HKQuantityTypeIdentifierStepCount", start: Timestamp(microseconds: start),
+                end: Timestamp(microseconds: start + 600_000_000, form: TimeForm(offsetMinutes: 120)),
+                value: i % 7 == 0 ? .absent : .decimal(ExactDecimal(mantissa: Int64(i * 37), scale: 0)),
+                unit: i % 5 == 0 ? .null : .text("count"), source: .text("Jane’s iPhone"),
+                device: .text("iPhone\u{1B}"), metadata: i % 3 == 0 ? .text("{\"note\":\"é\\n\"}") : .absent)
+        }
+        let (store, folder) = try SlotSummaryTests().store(heartRate + steps)
+        defer { folder.cleanup() }
+        func expected(_ types: [String]) throws -> String {
+            var objects: [String] = []
+            for type in types {
+                var cursor = try store.samples(of: type)
+                while let s = try cursor.next() {
+                    var bytes: [UInt8] = []
+                    DayFileWriter.appendSample(s, to: &bytes)
+                    objects.append(String(decoding: bytes, as: UTF8.self))
+                }
+            }
+            return objects.isEmpty ? "[]\n" : "[\n  " + objects.joined(separator: ",\n  ") + "\n]\n"
+        }
+        let hr = SlotSummaryTests.type
+        let query = try tsdbShell(["query", hr, "--range", "..", "--format", "json", "--store", folder.path])
+        #expect(query.status == 0 && query.stdout.utf8.count > 1 << 16, "\(query.stderr)")
+        #expect(query.stdout == (try expected([hr])))
+        let both = try tsdbShell(["export", "--format", "json", "--store", folder.path])
+        #expect(both.stdout == (try expected([hr, "HKQuantityTypeIdentifierStepCount"].sorted())))
+        let none = try tsdbShell(["query", hr, "--range", "1999", "--format", "json", "--store", folder.path])
+        #expect(none.status == 0 && none.stdout == "[]\n")
     }
 }
