@@ -22,7 +22,8 @@
   from its own `--timings` (opening the store excluded; decoding, aggregating and writing the CSV
   rows to /dev/null included).
 - Every answer is checked against DuckDB's (counts, min, max and percentiles exactly, means to
-  1e-9): a benchmark that computes something different is void. Medians of --repeat runs.
+  1e-9): a benchmark that computes something different is void. Medians of --repeat runs, the
+  three timed forms taking turns run by run.
 Results: Benchmarks/results/ranges.{md,json}.
 """
 import argparse
@@ -154,22 +155,20 @@ def main():
         duck_rows = con.execute(sql).fetchall()
         rows, _, (decoded, summarised, slotted) = tsdb_query(args.tsdb, store, bucket, zone, stats, first, last)
         same(label, rows, duck_rows, stats.startswith("p"))
-        ours = statistics.median(tsdb_query(args.tsdb, store, bucket, zone, stats, first, last, False)[1]
-                                 for _ in range(args.repeat))
-        times = []
+        # The three timed forms take turns, run after run, so a slow spell of this shared machine
+        # falls on all of them alike rather than on one form's block of runs.
+        ours_times, times, csv_times = [], [], []
         for _ in range(args.repeat):
+            ours_times.append(tsdb_query(args.tsdb, store, bucket, zone, stats, first, last, False)[1])
             t = time.perf_counter()
             con.sql(sql).to_arrow_table()
             times.append(time.perf_counter() - t)
-        theirs = statistics.median(times)
-        # The same rows written as CSV, as tsdb's are: DuckDB writes its bucket numbers, not the
-        # timestamps tsdb writes, so this form of the question is, if anything, easier for it.
-        times = []
-        for _ in range(args.repeat):
+            # The same rows written as CSV, as tsdb's are: DuckDB writes its bucket numbers, not the
+            # timestamps tsdb writes, so this form of the question is, if anything, easier for it.
             t = time.perf_counter()
             con.execute(f"COPY ({sql}) TO '/dev/null' (FORMAT csv)")
-            times.append(time.perf_counter() - t)
-        theirs_csv = statistics.median(times)
+            csv_times.append(time.perf_counter() - t)
+        ours, theirs, theirs_csv = (statistics.median(x) for x in (ours_times, times, csv_times))
         results.append({"question": label, "buckets": len(rows), "tsdb_s": ours, "duckdb_s": theirs,
                         "ratio": theirs / ours, "duckdb_csv_s": theirs_csv, "blocks_decoded": decoded, "blocks_from_summaries": summarised,
                         "blocks_from_slots": slotted,
@@ -186,7 +185,8 @@ def main():
     lines = [f"# Long ranges and percentiles: tsdb vs DuckDB in memory ({args.days} heavy days)", "",
              f"`python3 Benchmarks/compare/ranges.py --days {args.days}`; {samples:,} heart-rate samples; "
              f"{machine['cores']} cores; DuckDB {machine['duckdb']} (2 threads, data already in an in-memory "
-             f"table with local times precomputed per zone); tsdb {machine['tsdb']} release build. Medians of {args.repeat} runs; every answer "
+             f"table with local times precomputed per zone); tsdb {machine['tsdb']} release build. Medians of {args.repeat} runs, "
+             "the three forms taking turns; every answer "
              "checked against DuckDB's.", "",
              "| Question | buckets | tsdb in-process | DuckDB in memory | DuckDB / tsdb | DuckDB to CSV | "
              "DuckDB to CSV / tsdb | tsdb blocks: decoded / block summaries / slot summaries |",
