@@ -18,9 +18,11 @@ func encodeSegment(_ samples: [Sample], blockSamples: Int = 64, codec: BlockCode
     }
 }
 
-/// Opens and fully decodes a segment file.
+/// Opens and fully decodes a segment file: its blocks and its slot summaries (whose CRC is
+/// checked when they are read, not when the file opens).
 func readSegment(_ path: String) throws -> [Sample] {
     let reader = try SegmentReader(path: path)
+    _ = try reader.slotTable()
     let block = DecodedBlock()
     var out: [Sample] = []
     for b in 0..<reader.blockCount {

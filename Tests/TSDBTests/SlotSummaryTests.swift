@@ -140,7 +140,9 @@ import Testing
         #expect(!smallRanges[0].isEmpty)
     }
 
-    @Test func aFlippedSlotRegionByteIsCaughtWhenTheFileOpens() throws {
+    /// The slot region's CRC is checked when the region is read (the file opens without it:
+    /// queries that read no slots do not pay for it), by aggregates and by `tsdb verify` alike.
+    @Test func aFlippedSlotRegionByteIsCaughtWhenTheRegionIsRead() throws {
         var bytes = encodeSegment(Self.series(300, seed: 9), blockSamples: 64, codec: .none)
         let footer = bytes.count - SegmentFormat.footerSize
         let blocks = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: footer + 32, as: UInt32.self) })
@@ -149,11 +151,17 @@ import Testing
         let folder = TemporaryFolder("slots")
         defer { folder.cleanup() }
         folder.write(bytes: bytes, to: "x.seg")
-        #expect {
-            try SegmentReader(path: folder.path + "/x.seg")
-        } throws: { e in
-            (e as? TSDBError)?.message.contains("slot region CRC mismatch") == true
+        let damaged = Locked(0)
+        let reader = try SegmentReader(path: folder.path + "/x.seg", onDamage: { damaged.withLock { $0 += 1 } })
+        func isCRCMismatch(_ e: any Error) -> Bool {
+            let e = e as? TSDBError
+            return e?.kind == .corruption && e?.path?.hasSuffix("x.seg") == true
+                && e?.message.contains("slot region CRC mismatch") == true
         }
+        #expect(throws: Never.self) { try reader.decode(block: 0, into: DecodedBlock()) }
+        #expect(performing: { try reader.slotStream() }, throws: isCRCMismatch)
+        #expect(performing: { try reader.slotTable() }, throws: isCRCMismatch)
+        #expect(damaged.withLock { $0 } == 2)
     }
 
     /// A region whose CRC is right but whose counts disagree with the block index (a writer bug,

@@ -1,8 +1,9 @@
 /// A validated, memory-mapped segment file.
 ///
-/// Opening checks everything outside the blocks: size, header magic/version/CRC, footer CRC and
-/// magic, section bounds, dictionary and index CRCs, and that index entries are in bounds and in
-/// order. Each block's CRC is checked when it is decoded. Any failure is a ``TSDBError`` naming the
+/// Opening checks everything outside the blocks and the slot region: size, header
+/// magic/version/CRC, footer CRC and magic, section bounds, dictionary and index CRCs, and that
+/// index entries are in bounds and in order. Each block's CRC is checked when it is decoded, the
+/// slot region's each time it is read. Any failure is a ``TSDBError`` naming the
 /// file and offset; nothing is trusted before it is checked.
 public final class SegmentReader: @unchecked Sendable {
     public let path: String
@@ -53,12 +54,15 @@ public final class SegmentReader: @unchecked Sendable {
 
     typealias Parsed = (SegmentDictionary, [BlockLocation], [BlockSummary], Int, SlotRegionHandle)
 
-    /// The slot region's place in the file (§6.1, §7); its CRC is checked when the file opens.
+    /// The slot region's place in the file (§6.1, §7). Its CRC is checked each time it is read, not
+    /// when the file opens: a query that reads no slots (samples, percentiles, months from block
+    /// summaries) skips it, and one that does checks it on the thread that reads it.
     struct SlotRegionHandle {
         var offset: Int
         var storedLength: Int
         var rawLength: Int
         var codec: BlockCodec
+        var crc: UInt32
     }
 
     /// The slot summaries of every block (§6.1), decoded and checked against the block index
@@ -90,13 +94,20 @@ public final class SegmentReader: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` over the decompressed slot region; failures name the file and count as damage.
+    /// Runs `body` over the decompressed slot region once its CRC is checked; failures name the
+    /// file and count as damage.
     private func withSlotRegion<R>(_ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R) throws(TSDBError) -> R {
         let region = slotRegion
         do throws(TSDBError) {
             return try file.withBytes { (bytes) throws(TSDBError) in
                 let stored = UnsafeRawBufferPointer(
                     rebasing: bytes[region.offset..<region.offset + region.storedLength])
+                let crc = CRC32C.checksum(stored)
+                guard crc == region.crc else {
+                    throw .corrupt(
+                        "slot region CRC mismatch (stored \(hex32(region.crc)), computed \(hex32(crc)))",
+                        offset: region.offset)
+                }
                 return try Self.decompressed(
                     stored, codec: region.codec, rawLength: region.rawLength, offset: region.offset, body)
             }
@@ -147,14 +158,9 @@ public final class SegmentReader: @unchecked Sendable {
                 offset: footerStart + 48)
         }
         let slotStart = indexStart - slotStored
-        let slotCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[slotStart..<indexStart]))
-        guard slotCRC == footer.slotCRC else {
-            throw .corrupt(
-                "slot region CRC mismatch (stored \(hex32(footer.slotCRC)), computed \(hex32(slotCRC)))",
-                offset: slotStart)
-        }
         let slots = SlotRegionHandle(
-            offset: slotStart, storedLength: slotStored, rawLength: footer.slotRawLength, codec: footer.slotCodec)
+            offset: slotStart, storedLength: slotStored, rawLength: footer.slotRawLength, codec: footer.slotCodec,
+            crc: footer.slotCRC)
 
         // §4 Dictionary: sits right before the slot region.
         let dictStored = footer.dictionaryStoredLength
