@@ -129,7 +129,7 @@ struct AggregatePrinter {
         switch format {
         case .table:
             if let widths = tableWidths { return writeTableRow(row, widths: widths) }
-            var ends = held.takeEnds()
+            var ends: [Int] = []  // each cell's end in the row
             let capacity = 2 * LocalTimestampWriter.length + columns.count * AggregateLines.numberLength
             RowBytes.append(to: &held.text, capacity: capacity) { out in
                 stamps.write(row.start, to: &out)
@@ -217,16 +217,7 @@ struct AggregatePrinter {
 struct HeldTableRows {
     var text: [UInt8] = []
     private var lengths: [Int] = []
-    private var ends: [Int] = []
     private(set) var rows = 0
-
-    /// An empty array (with room) for the next row's cell ends.
-    mutating func takeEnds() -> [Int] {
-        var taken: [Int] = []
-        swap(&taken, &ends)
-        taken.removeAll(keepingCapacity: true)
-        return taken
-    }
 
     /// Ends the row appended to ``text``: `cellEnds` are its cells' ends, counted from its start.
     mutating func endRow(cellEnds: [Int]) {
@@ -236,7 +227,6 @@ struct HeldTableRows {
             previous = end
         }
         rows += 1
-        ends = cellEnds
     }
 
     /// Each column's width: its header's or its longest held cell's.

@@ -61,18 +61,13 @@ struct Export: ParsableCommand {
         guard let f = OutputFormat(rawValue: format ?? "ndjson"), f != .table else {
             throw ValidationError("--format must be ndjson, csv, json or parquet")
         }
-        let out = OutputBuffer()
-        if f == .csv { out.write(DayFileWriter.csvHeader) }
-        var array = f == .json ? JSONArrayOfLines() : nil
+        var text = SampleTextWriter(format: f)
         for t in types.sorted() {
-            try store.writeSamples(
-                of: t, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson
-            ) { bytes in
-                if array != nil { array!.write(lines: bytes, to: out) } else { out.write(bytes: bytes) }
+            try store.writeSamples(of: t, from: r.from ?? .min, to: r.to ?? .max, format: text.engineFormat) {
+                text.write($0)
             }
         }
-        array?.finish(to: out)
-        out.flush()
+        text.finish()
     }
 
     func exportParquet(_ store: Store, types: [String]?, range: TimeRange, to out: String) throws {

@@ -152,19 +152,12 @@ struct QueryRequest: Equatable {
                 "--format for samples must be one of: " + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if f != .table {
-            // Columnar fast path: rows are written straight from decoded blocks; a JSON array is
-            // NDJSON's lines, indented, with commas between.
-            let out = OutputBuffer()
-            if f == .csv { out.write(DayFileWriter.csvHeader) }
-            var array = f == .json ? JSONArrayOfLines() : nil
+            // Columnar fast path: rows are written straight from decoded blocks.
+            var text = SampleTextWriter(format: f)
             try store.writeSamples(
-                of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: f == .csv ? .csv : .ndjson,
-                source: source
-            ) { bytes in
-                if array != nil { array!.write(lines: bytes, to: out) } else { out.write(bytes: bytes) }
-            }
-            array?.finish(to: out)
-            out.flush()
+                of: identifier, from: r.from ?? .min, to: r.to ?? .max, format: text.engineFormat, source: source
+            ) { text.write($0) }
+            text.finish()
             return
         }
         var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)

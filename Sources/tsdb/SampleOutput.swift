@@ -13,15 +13,13 @@ enum OutputFormat: String, CaseIterable {
 /// Streams samples to stdout as a table (CSV, NDJSON and JSON go through the engine's columnar
 /// ``Store/writeSamples(of:from:to:format:source:flush:)``).
 struct SampleTableWriter {
-    /// When set, timestamps are shown in this zone instead of as written.
-    let zone: TimeZoneRules?
     let out = OutputBuffer()
+    /// When set, timestamps are shown in this zone instead of as written.
     private var stamps: LocalTimestampWriter?
     private var cells = TableCells()
     private var line: [UInt8] = []
 
     init(zone: TimeZoneRules? = nil) {
-        self.zone = zone
         stamps = zone.map(LocalTimestampWriter.init)
         out.write(
             pad("start", 26) + pad("end", 26) + pad("value", 10) + pad("unit", 10) + pad("source / device", 28)
@@ -70,7 +68,32 @@ struct SampleTableWriter {
     }
 
     func finish() { out.flush() }
+}
 
+/// Samples as CSV (with its header), NDJSON or a JSON array, from the lines the engine's columnar
+/// ``Store/writeSamples(of:from:to:format:source:flush:)`` makes (`tsdb query` and `tsdb export`).
+struct SampleTextWriter {
+    let out = OutputBuffer()
+    /// What to ask the engine for: JSON arrays are made of NDJSON lines.
+    let engineFormat: Store.TextFormat
+    private var array: JSONArrayOfLines?
+
+    init(format: OutputFormat) {
+        precondition(format != .table, "tables are written by SampleTableWriter")
+        engineFormat = format == .csv ? .csv : .ndjson
+        if format == .csv { out.write(DayFileWriter.csvHeader) }
+        if format == .json { array = JSONArrayOfLines() }
+    }
+
+    /// Writes a chunk of the engine's lines.
+    mutating func write(_ lines: [UInt8]) {
+        if array != nil { array!.write(lines: lines, to: out) } else { out.write(bytes: lines) }
+    }
+
+    func finish() {
+        array?.finish(to: out)
+        out.flush()
+    }
 }
 
 /// A JSON array of NDJSON lines: `[`, each line on its own line indented by two spaces, commas
