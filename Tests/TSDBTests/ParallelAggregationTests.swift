@@ -566,6 +566,16 @@ import Testing
                 Int64.random(in: -2_524_521_600...2_871_763_200, using: &rng) * 1_000_000
             }
             instants += (0..<3000).map { 1_742_428_800_000_000 + Int64($0) * 900_000_000 }
+            // In order across each change of offset from 1990 to 2040, to the microsecond: the
+            // writer reuses a date and offset over the instants it knows share them.
+            var change = zone.nextTransition(after: 631_152_000)
+            while let c = change, c < 2_208_988_800 {
+                instants += [-86_400_000_001, -1_000_001, -1, 0, 1, 999_999, 3_600_000_000].map { c * 1_000_000 + $0 }
+                change = zone.nextTransition(after: c)
+            }
+            instants += (0..<400).map { _ in
+                Int64.random(in: -2_524_521_600_000_000...2_871_763_200_000_000, using: &rng)
+            }
             for t in instants {
                 var bytes: [UInt8] = []
                 writer.append(t, to: &bytes)

@@ -83,8 +83,23 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
                 return
             }
             present |= 1 << s.index
-            withUnsafeMutableBytes(of: &stored) {
-                $0.storeBytes(of: newValue, toByteOffset: s.index * 8, as: Double.self)
+            // Each element by name, not at an offset in memory: the tuple can then stay in
+            // registers while a row's values are set. Stored at an offset, it was copied into the
+            // row right after, 16 bytes read over two 8-byte stores just made, which the CPU
+            // cannot forward (a third of a bucket's close on five years of minutes in perf).
+            switch s {
+            case .count: stored.0 = newValue
+            case .sum: stored.1 = newValue
+            case .min: stored.2 = newValue
+            case .max: stored.3 = newValue
+            case .mean: stored.4 = newValue
+            case .first: stored.5 = newValue
+            case .last: stored.6 = newValue
+            case .stddev: stored.7 = newValue
+            case .p50: stored.8 = newValue
+            case .p90: stored.9 = newValue
+            case .p95: stored.10 = newValue
+            case .p99: stored.11 = newValue
             }
         }
     }

@@ -42,14 +42,19 @@ package struct OffsetCache: Sendable {
 /// (`YYYY-MM-DDThh:mm:ss±hh:mm`) whose date and offset are rewritten only when they change: a
 /// long aggregate's rows share them (24 hourly rows a day), so most timestamps cost their time
 /// of day, and no reference counting or search.
-package struct LocalTimestampWriter: Sendable {
+public struct LocalTimestampWriter: Sendable {
     private var offsets: OffsetCache
     private var day = Int64.min
     private var offset = Int32.min
-    private var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    @usableFromInline var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     /// The instant `text` shows: a row's end is often the next row's start.
-    private var shown = Int64.min
-    package static let length = 25
+    @usableFromInline var shown = Int64.min
+    /// The instants (µs, `[from, until)`) with the date and offset in `text`: one day, or the part
+    /// of it before or after a change of offset. Their time of day is all a new one needs.
+    private var sameDate: (from: Int64, until: Int64) = (0, 0)
+    /// The UTC instant (µs) of that day's local midnight at that offset.
+    private var midnight: Int64 = 0
+    public static let length = 25
 
     package init(_ zone: TimeZoneRules) { offsets = OffsetCache(zone) }
 
@@ -57,34 +62,49 @@ package struct LocalTimestampWriter: Sendable {
         RowBytes.append(to: &out, capacity: Self.length) { write(micros, to: &$0) }
     }
 
-    package mutating func write(_ micros: Int64, to out: inout RowBytes) {
+    /// Inlinable (so public): most rows' timestamps are the one shown already.
+    @inlinable
+    public mutating func write(_ micros: Int64, to out: inout RowBytes) {
         if micros != shown { show(micros) }
         out.write(words: text, count: Self.length)
     }
 
-    /// Makes `text` the timestamp of `micros`.
-    private mutating func show(_ micros: Int64) {
+    /// Makes `text` the timestamp of `micros`: its time of day, once its date and offset are there.
+    @usableFromInline
+    mutating func show(_ micros: Int64) {
         shown = micros
+        if micros < sameDate.from || micros >= sameDate.until { showDate(micros) }
+        let second = UInt64(truncatingIfNeeded: (micros - midnight) / 1_000_000)
+        // Into the words holding bytes 8–15 (`DDThh:mm`) and 16–23 (`:ss±hh:m`) as whole words:
+        // bytes stored one by one and read as the row's words right after cannot be forwarded.
+        func digits(_ v: UInt64, at byte: Int) -> UInt64 {
+            (48 + v / 10) << (8 * byte) | (48 + v % 10) << (8 * byte + 8)
+        }
+        let hour = second / 3600
+        let minute = second / 60 % 60
+        text.1 = text.1 & 0x0000_FF00_00FF_FFFF | digits(hour, at: 3) | digits(minute, at: 6)
+        text.2 = text.2 & 0xFFFF_FFFF_FF00_00FF | digits(second % 60, at: 1)
+    }
+
+    /// Puts the local date and offset of `micros` in `text`, and notes the instants that share them.
+    private mutating func showDate(_ micros: Int64) {
+        let utcSecond = ISO8601.floorDivide(micros, 1_000_000).0
+        let run = offsets.run(atUTC: utcSecond)
         // Whole minutes, as localTimestamp(_:_:) shows them (old local mean times had seconds).
-        let offset = offsets.offset(atMicros: micros) / 60 * 60
-        let local = ISO8601.floorDivide(micros, 1_000_000).0 + Int64(offset)
-        let (day, second) = ISO8601.floorDivide(local, 86_400)
+        let offset = run.offset / 60 * 60
+        let day = ISO8601.floorDivide(utcSecond + Int64(offset), 86_400).0
+        // The instant of the day's local midnight, written with the offset.
+        midnight = (day * 86_400 - Int64(offset)) * 1_000_000
         if offset != self.offset || day != self.day {
             (self.offset, self.day) = (offset, day)
             var full: [UInt8] = []
-            // The instant of the day's local midnight, written with the offset.
-            let midnight = (day * 86_400 - Int64(offset)) * 1_000_000
             ISO8601.append(midnight, TimeForm(offsetMinutes: Int16(offset / 60)), to: &full)
             withUnsafeMutableBytes(of: &text) { $0.copyBytes(from: full) }
         }
-        withUnsafeMutableBytes(of: &text) { t in
-            func two(_ v: Int64, at i: Int) {
-                t[i] = UInt8(48 + v / 10)
-                t[i + 1] = UInt8(48 + v % 10)
-            }
-            two(second / 3600, at: 11)
-            two(second / 60 % 60, at: 14)
-            two(second % 60, at: 17)
+        func inMicros(_ seconds: Int64) -> Int64 {
+            let (m, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+            return overflow ? (seconds < 0 ? .min : .max) : m
         }
+        sameDate = (max(midnight, inMicros(run.start)), min(midnight + 86_400_000_000, inMicros(run.end)))
     }
 }

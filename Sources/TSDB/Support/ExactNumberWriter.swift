@@ -13,7 +13,7 @@
 /// number, the texts within half a spacing of v), so the digits after the point follow from the
 /// fraction alone and the spacing: from the bits of v below its integer part and its exponent,
 /// the key here. `ExactNumberWriterTests` checks this against the stdlib's text across binades.
-package struct ExactNumberWriter: Sendable {
+public struct ExactNumberWriter: Sendable {
     /// Sets of two entries of three words: key and length, then up to 16 bytes of text (point
     /// and digits). A key is never 0: it has fraction bits.
     private var table: [UInt64] = []
@@ -34,7 +34,15 @@ package struct ExactNumberWriter: Sendable {
         if v.magnitude < 1e15 && Double(Int64(v)) == v { out.write(Int64(v)) } else { v.write(to: &out) }
     }
 
-    package mutating func write(_ v: Double, to out: inout RowBytes) {
+    /// Inlinable (so public) for its common case, a count or a heart rate: a whole number below 1,000.
+    @inlinable
+    public mutating func write(_ v: Double, to out: inout RowBytes) {
+        if v >= 0 && v < 1000 && Double(Int64(v)) == v { return out.write(Int64(v)) }
+        writeAny(v, to: &out)
+    }
+
+    @usableFromInline
+    mutating func writeAny(_ v: Double, to out: inout RowBytes) {
         let magnitude = v.magnitude
         // NaN fails both comparisons.
         guard magnitude >= 1, magnitude < 1e15 else { return Self.write(v, to: &out) }

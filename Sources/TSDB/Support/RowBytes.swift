@@ -1,49 +1,64 @@
-/// One output row made in a fixed buffer on the stack and appended to its byte array at once.
-/// Long outputs make tens of thousands of rows (five years of hours), and appending each cell
-/// and separator on its own costs a uniqueness and capacity check, and often a call, per piece.
+/// One output row written straight into its byte array's spare room and kept at once. Long
+/// outputs make millions of rows (five years of minutes), and appending each cell and separator
+/// on its own costs a uniqueness and capacity check, and often a call, per piece.
 ///
 /// A row only exists inside ``append(to:capacity:_:)``, which owns its memory; writing past
 /// `capacity` stops the program (a formatter that underestimated its rows is a bug).
-package struct RowBytes: TextOutputStream {
-    private let base: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
-    package private(set) var count = 0
+///
+/// Public only so that the small writers are inlinable: the command line formats rows with them,
+/// one call per byte or number from another module otherwise (a tenth of five years of minute
+/// buckets in perf). This compiler inlines no `package` function across modules.
+public struct RowBytes: TextOutputStream {
+    @usableFromInline let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline let capacity: Int
+    @usableFromInline var written = 0
+    /// Bytes written so far.
+    package var count: Int { written }
 
-    private init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    @usableFromInline init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
         self.base = base
         self.capacity = capacity
     }
 
-    /// Calls `body` with an empty row of at most `capacity` bytes, then appends what it wrote to `bytes`.
-    package static func append(to bytes: inout [UInt8], capacity: Int, _ body: (inout RowBytes) -> Void) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var row = RowBytes(base: buffer.baseAddress!, capacity: capacity)
-            body(&row)
-            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: row.count))
+    /// Calls `body` with an empty row of at most `capacity` bytes in `bytes`' spare room, and
+    /// keeps what it wrote there: no copy from a buffer on the stack (a memmove call per row).
+    @inlinable
+    public static func append(to bytes: inout [UInt8], capacity: Int, _ body: (inout RowBytes) -> Void) {
+        bytes.append(addingCapacity: capacity) { span in
+            span.withUnsafeMutableBufferPointer { room, initialized in
+                var row = RowBytes(base: room.baseAddress! + initialized, capacity: room.count - initialized)
+                body(&row)
+                initialized += row.written
+            }
         }
     }
 
     /// Room for `n` more bytes, counted as written.
-    @inline(__always)
-    private mutating func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        precondition(n >= 0 && n <= capacity - count, "a row of more than \(capacity) bytes")
-        defer { count += n }
-        return base + count
+    @inlinable @inline(__always)
+    mutating func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(n >= 0 && n <= capacity - written, "a row longer than the room made for it")
+        defer { written += n }
+        return base + written
     }
 
-    package mutating func write(_ bytes: UnsafeRawBufferPointer) {
+    @inlinable
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress else { return }
         claim(bytes.count).update(from: from.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
 
-    /// The first `count` (24 to 32) bytes of `words` as they lie in memory: three word stores and
-    /// a few bytes, where a copy of 25 bytes was a call to memmove per timestamp.
-    package mutating func write(words: (UInt64, UInt64, UInt64, UInt64), count: Int) {
+    /// The first `count` (24 to 32) bytes of `words` as they lie in memory: four word stores
+    /// where the row has room for them, else three and a few bytes (a copy of 25 bytes was a call
+    /// to memmove per timestamp).
+    @inlinable
+    public mutating func write(words: (UInt64, UInt64, UInt64, UInt64), count: Int) {
         precondition(count >= 24 && count <= 32)
+        let room = capacity - written >= 32
         let p = UnsafeMutableRawPointer(claim(count))
         p.storeBytes(of: words.0, as: UInt64.self)
         p.storeBytes(of: words.1, toByteOffset: 8, as: UInt64.self)
         p.storeBytes(of: words.2, toByteOffset: 16, as: UInt64.self)
+        guard !room else { return p.storeBytes(of: words.3, toByteOffset: 24, as: UInt64.self) }
         withUnsafeBytes(of: words.3) { last in
             for i in 0..<(count - 24) { p.storeBytes(of: last[i], toByteOffset: 24 + i, as: UInt8.self) }
         }
@@ -51,15 +66,16 @@ package struct RowBytes: TextOutputStream {
 
     /// The first `count` (at most 16) bytes of `words` as they lie in memory: two word stores
     /// where the row has room for them, else byte by byte.
-    package mutating func write(words: (UInt64, UInt64), count: Int) {
+    @inlinable
+    public mutating func write(words: (UInt64, UInt64), count: Int) {
         precondition(count >= 0 && count <= 16)
-        guard capacity - self.count >= 16 else {
+        guard capacity - written >= 16 else {
             return withUnsafeBytes(of: words) { write(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
         }
-        let p = UnsafeMutableRawPointer(base + self.count)
+        let p = UnsafeMutableRawPointer(base + written)
         p.storeBytes(of: words.0, as: UInt64.self)
         p.storeBytes(of: words.1, toByteOffset: 8, as: UInt64.self)
-        self.count += count
+        written += count
     }
 
     /// An exact decimal as ``ExactDecimal/description`` writes it: the mantissa's digits with a
@@ -87,19 +103,21 @@ package struct RowBytes: TextOutputStream {
 
     package mutating func write(_ bytes: [UInt8]) { bytes.withUnsafeBytes { write($0) } }
 
-    package mutating func write(_ text: StaticString) {
+    @inlinable
+    public mutating func write(_ text: StaticString) {
         write(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    package mutating func write(_ string: String) {
+    public mutating func write(_ string: String) {
         var string = string
         string.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
     /// `Double.write(to:)` hands its digits here from a stack buffer.
-    package mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { write(UnsafeRawBufferPointer(buffer)) }
+    public mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { write(UnsafeRawBufferPointer(buffer)) }
 
-    package mutating func byte(_ b: UInt8) { claim(1).pointee = b }
+    @inlinable
+    public mutating func byte(_ b: UInt8) { claim(1).pointee = b }
 
     /// `n` spaces (padding a table's cell).
     package mutating func spaces(_ n: Int) {
@@ -115,29 +133,32 @@ package struct RowBytes: TextOutputStream {
 
     /// Takes back the last `n` bytes written.
     package mutating func removeLast(_ n: Int) {
-        precondition(n >= 0 && n <= count)
-        count -= n
+        precondition(n >= 0 && n <= written)
+        written -= n
     }
 
     /// `n` in decimal.
-    package mutating func write(_ n: Int64) {
+    @inlinable @inline(__always)
+    public mutating func write(_ n: Int64) {
         // Most numbers in long outputs are counts and heart rates: one to three digits, written
         // without counting digits in a loop (five heavy years of minute buckets 134.0 -> 126.4 ms).
-        if n >= 0 && n < 1000 {
-            let v = Int(n)
-            if v < 10 { return byte(UInt8(truncatingIfNeeded: 48 + v)) }
-            let (tens, ones) = v.quotientAndRemainder(dividingBy: 10)
-            if v < 100 {
-                let p = claim(2)
-                (p[0], p[1]) = (UInt8(truncatingIfNeeded: 48 + tens), UInt8(truncatingIfNeeded: 48 + ones))
-                return
-            }
-            let (hundreds, tensDigit) = tens.quotientAndRemainder(dividingBy: 10)
-            let p = claim(3)
-            p[0] = UInt8(truncatingIfNeeded: 48 + hundreds)
-            (p[1], p[2]) = (UInt8(truncatingIfNeeded: 48 + tensDigit), UInt8(truncatingIfNeeded: 48 + ones))
+        guard n >= 0 && n < 1000 else { return writeLong(n) }
+        let v = Int(n)
+        if v < 10 { return byte(UInt8(truncatingIfNeeded: 48 + v)) }
+        let (tens, ones) = v.quotientAndRemainder(dividingBy: 10)
+        if v < 100 {
+            let p = claim(2)
+            (p[0], p[1]) = (UInt8(truncatingIfNeeded: 48 + tens), UInt8(truncatingIfNeeded: 48 + ones))
             return
         }
+        let (hundreds, tensDigit) = tens.quotientAndRemainder(dividingBy: 10)
+        let p = claim(3)
+        p[0] = UInt8(truncatingIfNeeded: 48 + hundreds)
+        (p[1], p[2]) = (UInt8(truncatingIfNeeded: 48 + tensDigit), UInt8(truncatingIfNeeded: 48 + ones))
+    }
+
+    @usableFromInline
+    mutating func writeLong(_ n: Int64) {
         var magnitude = n.magnitude
         let digits = Self.digits(magnitude)
         let p = claim(digits + (n < 0 ? 1 : 0))
