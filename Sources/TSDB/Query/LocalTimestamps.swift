@@ -63,7 +63,7 @@ public struct LocalTimestampWriter: Sendable {
     }
 
     /// Inlinable (so public): most rows' timestamps are the one shown already.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func write(_ micros: Int64, to out: inout RowBytes) {
         if micros != shown { show(micros) }
         out.write(words: text, count: Self.length)
