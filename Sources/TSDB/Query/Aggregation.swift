@@ -520,8 +520,8 @@ extension Store {
             let bucketEnd = sweep.currentEnd
             var end = k + 1
             while end < last && slots[end].start < bucketEnd { end += 1 }
-            if !spread, let totals = SlotTotals(slots, k..<end) {
-                sweep.acc.merge(totals.summary(scale: scale), spread: false)
+            if !spread, let totals = SlotTotals.summary(slots, k..<end, scale: scale) {
+                sweep.acc.merge(totals, spread: false)
                 k = end
                 continue
             }
