@@ -58,7 +58,7 @@ struct SampleTableWriter {
 
     private mutating func timestamp(_ t: Timestamp) {
         guard stamps != nil else { return ISO8601.append(t.microseconds, t.form, to: &line) }
-        RowBytes.append(to: &line, capacity: LocalTimestampWriter.length) { stamps!.write(t.microseconds, to: &$0) }
+        stamps!.append(t.microseconds, to: &line)
     }
 
     /// `pad` of the ASCII text written since `mark`.

@@ -161,12 +161,8 @@ public struct AggregateRow: Sendable, Equatable {
 /// Not a dictionary: a row type holding one has its dictionary's storage instantiated at run time,
 /// with a search through every conformance in the program for Int64's Hashable, the first time any
 /// array of rows is released (~70 µs of a heart-rate query process in a perf profile).
-///
-/// Nil until a value is credited, not an empty array: every row of a numeric type holds one, and
-/// each copy of a row retained the shared empty array's storage (a fifth of five years of minute
-/// buckets as a table in perf, rows made on one thread and written on the other).
 public struct CategorySeconds: Sendable, Equatable, ExpressibleByDictionaryLiteral {
-    private var entries: [(value: Int64, seconds: Double)]?
+    private var entries: [(value: Int64, seconds: Double)] = []
 
     public init() {}
 
@@ -174,34 +170,32 @@ public struct CategorySeconds: Sendable, Equatable, ExpressibleByDictionaryLiter
         for (value, seconds) in elements { self[value, default: 0] += seconds }
     }
 
-    public var isEmpty: Bool { entries?.isEmpty ?? true }
+    public var isEmpty: Bool { entries.isEmpty }
 
     /// The seconds of every value, in the order first credited.
-    public var values: [Double] { entries?.map(\.seconds) ?? [] }
+    public var values: [Double] { entries.map(\.seconds) }
 
     /// The same figures as a dictionary.
     public var byValue: [Int64: Double] {
-        Dictionary(uniqueKeysWithValues: (entries ?? []).map { ($0.value, $0.seconds) })
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.value, $0.seconds) })
     }
 
-    public subscript(value: Int64) -> Double? { entries?.first { $0.value == value }?.seconds }
+    public subscript(value: Int64) -> Double? { entries.first { $0.value == value }?.seconds }
 
     public subscript(value: Int64, default fallback: Double) -> Double {
         get { self[value] ?? fallback }
         set {
-            if let i = entries?.firstIndex(where: { $0.value == value }) {
-                entries![i].seconds = newValue
+            if let i = entries.firstIndex(where: { $0.value == value }) {
+                entries[i].seconds = newValue
             } else {
-                if entries == nil { entries = [] }
-                entries!.append((value, newValue))
+                entries.append((value, newValue))
             }
         }
     }
 
     /// Equal when they hold the same values with the same seconds, in any order.
     public static func == (a: CategorySeconds, b: CategorySeconds) -> Bool {
-        let (x, y) = (a.entries ?? [], b.entries ?? [])
-        return x.count == y.count && x.allSatisfy { b[$0.value] == $0.seconds }
+        a.entries.count == b.entries.count && a.entries.allSatisfy { b[$0.value] == $0.seconds }
     }
 }
 

@@ -78,7 +78,7 @@ public struct LocalTimestampWriter: Sendable {
         let second = UInt64(truncatingIfNeeded: (micros - midnight) / 1_000_000)
         // The words holding bytes 8–15 (`DDThh:mm`) and 16–23 (`:ss±hh:m`) are made whole and
         // written from registers: stored (by bytes, or by words) and read back at once, they
-        // cannot be forwarded to the read (a tenth of five years of minute buckets in perf).
+        // cannot be forwarded to the read (12% of the row formatter's samples on one load in perf).
         func digits(_ v: UInt64, at byte: Int) -> UInt64 {
             (48 + v / 10) << (8 * byte) | (48 + v % 10) << (8 * byte + 8)
         }
