@@ -20,6 +20,12 @@ let package = Package(
             ],
             path: "Benchmarks/TSDBBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
-        )
+        ),
+        // The library's rows in memory, for Benchmarks/compare/ranges.py (no benchmark dependencies).
+        .executableTarget(
+            name: "tsdb-rows",
+            dependencies: [.product(name: "TSDB", package: "tsdb")],
+            path: "RowsInMemory"
+        ),
     ]
 )

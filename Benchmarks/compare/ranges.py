@@ -2,7 +2,7 @@
 """Long ranges and percentiles, side by side: tsdb against DuckDB holding the heart rate in memory
 (issue #16), in one run on one machine, on the same generated store.
 
-    Benchmarks/compare/ranges.py [--days N] [--work DIR] [--tsdb PATH] [--repeat N]
+    Benchmarks/compare/ranges.py [--days N] [--work DIR] [--tsdb PATH] [--rows PATH] [--repeat N]
 
 - The data: `tsdb generate DIR --heavy --days N --start 2021-01-01` (default 1826 days: five heavy
   years, ~8 M heart-rate samples), compacted with `tsdb compact`.
@@ -16,6 +16,10 @@
   form, and building them is not timed (nor is loading). Timed in-process:
   `con.sql(...).to_arrow_table()` (DuckDB's own advice: `execute(...)` first makes an extra copy of
   the rows), so no Python objects are built per row.
+- tsdb's library answering in memory too: `tsdb-rows` (Benchmarks/RowsInMemory, built here) calls
+  `Store.aggregateColumns`, the rows as columns of numbers like DuckDB's Arrow table; the second of
+  two runs in one process (the store open, as an app holds it), same range, checked by its row
+  count and column sums.
 - DuckDB writing the same question's rows as CSV (`COPY (...) TO '/dev/null' (FORMAT csv)`), as
   tsdb's figure includes writing CSV: a second column, since "in memory" leaves text out.
 - tsdb: `tsdb query HeartRate --bucket ... --tz ... --stats ...` on the store, in-process time
@@ -23,7 +27,7 @@
   rows to /dev/null included).
 - Every answer is checked against DuckDB's (counts, min, max and percentiles exactly, means to
   1e-9): a benchmark that computes something different is void. Medians of --repeat runs, the
-  three timed forms taking turns run by run.
+  four timed forms taking turns run by run.
 Results: Benchmarks/results/ranges.{md,json}.
 """
 import argparse
@@ -101,6 +105,24 @@ def tsdb_query(exe, store, bucket, zone, stats, first, last, keep_rows=True):
     return rows, float(m.group(1)) / 1000, (int(m.group(2)), int(m.group(3)), int(m.group(4)))
 
 
+def library_query(exe, store, bucket, zone, stats, lo, hi):
+    """One `tsdb-rows` process: the second run's time (the first warms the process) and its answer."""
+    p = run([exe, store, HR, bucket, zone, stats, str(lo), str(hi), "2"])
+    answer = json.loads(p.stdout)
+    return answer["ms"][-1] / 1000, answer
+
+
+def same_sums(label, answer, duck_rows, percentiles):
+    """The library's columns against DuckDB's rows: as many, and every column adds up the same."""
+    if answer["rows"] != len(duck_rows):
+        sys.exit(f"{label}: tsdb-rows {answer['rows']} buckets, DuckDB {len(duck_rows)}: comparison void")
+    theirs = ([sum(r[1][k] for r in duck_rows) for k in range(len(duck_rows[0][1]))] if percentiles
+              else [sum(r[k] for r in duck_rows) for k in range(1, 5)])
+    for ours, their in zip(answer["sums"], theirs):
+        if abs(ours - their) > 1e-9 * max(1, abs(their)):
+            sys.exit(f"{label}: tsdb-rows column sums {answer['sums']}, DuckDB {theirs}: comparison void")
+
+
 def same(label, tsdb_rows, duck_rows, percentiles):
     if len(tsdb_rows) != len(duck_rows):
         sys.exit(f"{label}: tsdb {len(tsdb_rows)} buckets, DuckDB {len(duck_rows)}: comparison void")
@@ -120,9 +142,15 @@ def main():
     ap.add_argument("--days", type=int, default=1826)
     ap.add_argument("--work", default=os.path.join(ROOT, ".build-bench", "ranges"))
     ap.add_argument("--tsdb", default=os.path.join(ROOT, ".build-static", "release", "tsdb"))
+    ap.add_argument("--rows", help="tsdb-rows executable (default: built from Benchmarks/RowsInMemory)")
     ap.add_argument("--repeat", type=int, default=9)
     args = ap.parse_args()
     import duckdb
+
+    if args.rows is None:
+        run(["swift", "build", "-c", "release", "--package-path", os.path.join(ROOT, "Benchmarks"),
+             "--product", "tsdb-rows"])
+        args.rows = os.path.join(ROOT, "Benchmarks", ".build", "release", "tsdb-rows")
 
     store = os.path.join(args.work, f"heavy-{args.days}")
     if not os.path.exists(os.path.join(store, "tsdb")):
@@ -155,11 +183,14 @@ def main():
         duck_rows = con.execute(sql).fetchall()
         rows, _, (decoded, summarised, slotted) = tsdb_query(args.tsdb, store, bucket, zone, stats, first, last)
         same(label, rows, duck_rows, stats.startswith("p"))
-        # The three timed forms take turns, run after run, so a slow spell of this shared machine
+        same_sums(label, library_query(args.rows, store, bucket, zone, stats, lo, hi)[1], duck_rows,
+                  stats.startswith("p"))
+        # The four timed forms take turns, run after run, so a slow spell of this shared machine
         # falls on all of them alike rather than on one form's block of runs.
-        ours_times, times, csv_times = [], [], []
+        ours_times, library_times, times, csv_times = [], [], [], []
         for _ in range(args.repeat):
             ours_times.append(tsdb_query(args.tsdb, store, bucket, zone, stats, first, last, False)[1])
+            library_times.append(library_query(args.rows, store, bucket, zone, stats, lo, hi)[0])
             t = time.perf_counter()
             con.sql(sql).to_arrow_table()
             times.append(time.perf_counter() - t)
@@ -168,13 +199,14 @@ def main():
             t = time.perf_counter()
             con.execute(f"COPY ({sql}) TO '/dev/null' (FORMAT csv)")
             csv_times.append(time.perf_counter() - t)
-        ours, theirs, theirs_csv = (statistics.median(x) for x in (ours_times, times, csv_times))
+        ours, library, theirs, theirs_csv = (statistics.median(x) for x in (ours_times, library_times, times, csv_times))
         results.append({"question": label, "buckets": len(rows), "tsdb_s": ours, "duckdb_s": theirs,
-                        "ratio": theirs / ours, "duckdb_csv_s": theirs_csv, "blocks_decoded": decoded, "blocks_from_summaries": summarised,
+                        "ratio": theirs / ours, "tsdb_library_s": library, "library_ratio": theirs / library,
+                        "duckdb_csv_s": theirs_csv, "blocks_decoded": decoded, "blocks_from_summaries": summarised,
                         "blocks_from_slots": slotted,
                         "duckdb_sql": sql})
-        print(f"{label}: tsdb {ours * 1000:.1f} ms, DuckDB {theirs * 1000:.1f} ms ({theirs / ours:.1f}x)",
-              file=sys.stderr)
+        print(f"{label}: tsdb {ours * 1000:.1f} ms, DuckDB {theirs * 1000:.1f} ms ({theirs / ours:.1f}x); "
+              f"in memory both: tsdb {library * 1000:.1f} ms ({theirs / library:.1f}x)", file=sys.stderr)
 
     machine = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                "duckdb": duckdb.__version__, "python": platform.python_version(),
@@ -186,14 +218,17 @@ def main():
              f"`python3 Benchmarks/compare/ranges.py --days {args.days}`; {samples:,} heart-rate samples; "
              f"{machine['cores']} cores; DuckDB {machine['duckdb']} (2 threads, data already in an in-memory "
              f"table with local times precomputed per zone); tsdb {machine['tsdb']} release build. Medians of {args.repeat} runs, "
-             "the three forms taking turns; every answer "
-             "checked against DuckDB's.", "",
-             "| Question | buckets | tsdb in-process | DuckDB in memory | DuckDB / tsdb | DuckDB to CSV | "
+             "the four forms taking turns; every answer "
+             "checked against DuckDB's. tsdb in-process: `tsdb query --timings`, CSV written to /dev/null; "
+             "tsdb library: `Store.aggregateColumns`, the rows as columns in memory (`tsdb-rows`).", "",
+             "| Question | buckets | tsdb in-process | DuckDB in memory | DuckDB / tsdb | tsdb library in memory | "
+             "DuckDB / tsdb library | DuckDB to CSV | "
              "DuckDB to CSV / tsdb | tsdb blocks: decoded / block summaries / slot summaries |",
-             "|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| {r['question']} | {r['buckets']:,} | {r['tsdb_s'] * 1000:.1f} ms | "
-                     f"{r['duckdb_s'] * 1000:.1f} ms | {r['ratio']:.1f}× | {r['duckdb_csv_s'] * 1000:.1f} ms | "
+                     f"{r['duckdb_s'] * 1000:.1f} ms | {r['ratio']:.1f}× | {r['tsdb_library_s'] * 1000:.1f} ms | "
+                     f"{r['library_ratio']:.1f}× | {r['duckdb_csv_s'] * 1000:.1f} ms | "
                      f"{r['duckdb_csv_s'] / r['tsdb_s']:.1f}× | "
                      f"{r['blocks_decoded']:,} / {r['blocks_from_summaries']:,} / {r['blocks_from_slots']:,} |")
     lines += ["", "DuckDB's SQL, per question:", ""]

@@ -238,6 +238,11 @@ struct AggregatePlan {
     let needsSpread: Bool
     let filtered: Bool
 
+    /// The widest range aggregated, a day beyond four-digit years (all a day file can hold): zone
+    /// arithmetic on a bucket near `Int64.min` or `.max` would overflow.
+    static let earliest: Int64 = (-62_167_219_200 - 86_400) * 1_000_000
+    static let latest: Int64 = (253_402_300_800 + 86_400) * 1_000_000
+
     /// Whole blocks may be answered from their stored summaries.
     var summariesServe: Bool {
         !filtered && !needsValues && !needsOrder && style != .discreteEquivalentContinuousLevel
@@ -372,8 +377,10 @@ extension Store {
         let stats = options.statistics ?? AggregatePlan.defaultStatistics(kind)
         let entries = segmentEntries.filter { $0.type == type }
         let intervals = (kind == .cumulative && stats.contains(.sum)) || kind == .category
-        let lo = from ?? (entries.map(\.firstStart).min() ?? 0)
-        let hi = to ?? ((intervals ? entries.map(\.maxEnd).max() : entries.map(\.lastStart).max()).map { $0 + 1 } ?? 0)
+        let lo = max(from ?? (entries.map(\.firstStart).min() ?? 0), AggregatePlan.earliest)
+        let hi = min(
+            to ?? ((intervals ? entries.map(\.maxEnd).max() : entries.map(\.lastStart).max()).map { $0 + 1 } ?? 0),
+            AggregatePlan.latest)
         let pointStatistics = stats.contains { !(kind == .cumulative && $0 == .sum) }
         return AggregatePlan(
             type: type, kind: kind, style: HealthKitTypes.style(of: type), statistics: stats, lo: lo, hi: hi,

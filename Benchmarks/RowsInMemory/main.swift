@@ -1,0 +1,51 @@
+// tsdb-rows: the library's side of "in memory" for Benchmarks/compare/ranges.py. DuckDB's in-memory
+// figure is its answer as an Arrow table (columns of numbers, no text); this asks the TSDB library
+// the same question as an app holding the store open would: `Store.aggregateColumns`, the rows as
+// columns, no text. The store is opened once, untimed (as by `tsdb query --timings`); each run's
+// time is printed, then the answer's size and column sums so the runner can check it.
+//
+//     tsdb-rows STORE TYPE BUCKET ZONE STATS FROM_US TO_US RUNS
+import Dispatch
+import TSDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+func fail(_ message: String) -> Never {
+    let line = Array("tsdb-rows: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 9, let from = Int64(arguments[6]), let to = Int64(arguments[7]),
+    let runs = Int(arguments[8]), runs > 0
+else { fail("usage: tsdb-rows STORE TYPE BUCKET ZONE STATS FROM_US TO_US RUNS") }
+var options = AggregateOptions()
+let store: Store
+do {
+    options.bucket = try BucketSpec.parse(arguments[3])
+    options.zone = try TimeZoneRules.named(arguments[4])
+    options.statistics = try Statistic.parseList(arguments[5])
+    store = try Store(layout: StoreLayout.locate(arguments[1]))
+} catch { fail("\(error)") }
+guard store.typeNames.contains(arguments[2]) else { fail("no \(arguments[2]) in \(arguments[1])") }
+
+var times: [Double] = []
+var answer: AggregateColumns?
+for _ in 0..<runs {
+    answer = nil  // Freed before the next run, as an app replacing its answer would.
+    let start = DispatchTime.now().uptimeNanoseconds
+    do { answer = try store.aggregateColumns(arguments[2], from: from, to: to, options: options) } catch {
+        fail("\(error)")
+    }
+    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+}
+// One line for the runner: each run's milliseconds, the number of rows, and each column's sum.
+let sums = answer!.values.map { column in column.reduce(0) { $0 + ($1.isNaN ? 0 : $1) } }
+print(
+    "{\"ms\": [\(times.map { "\($0)" }.joined(separator: ", "))], \"rows\": \(answer!.count), "
+        + "\"sums\": [\(sums.map { "\($0)" }.joined(separator: ", "))]}")
