@@ -52,9 +52,8 @@ struct AggregatePrinter {
     let out = OutputBuffer()
     /// Whether ``header(_:)`` has been given the result.
     private var started = false
-    private var cells = ValueCells()
     private var columns: [String] = []
-    /// CSV, NDJSON and JSON lines (the other formats are made from strings).
+    /// What makes the rows' lines (a table's, its cells: ``AggregateTableCells``), on every core.
     private(set) var lines: AggregateLines?
     /// A table's header and, until the widths are known, its first rows (``HeldTableRows``).
     private var tableHeader: [String] = []
@@ -63,39 +62,31 @@ struct AggregatePrinter {
     /// Whether ``write(lines:)`` has written a row (JSON's first row goes without its comma).
     private var wroteLines = false
     private var scratch: [UInt8] = []
-    /// Row bounds of tables and Markdown, written as bytes.
-    private var stamps: LocalTimestampWriter
 
     init(catalog: @escaping () -> TypeCatalog, zone: TimeZoneRules, format: AggregateFormat) {
         self.catalog = catalog
         self.zone = zone
         self.format = format
-        stamps = LocalTimestampWriter(zone)
     }
 
-    /// Whether rows can be written by ``lines`` alone (the engine then formats them on every core).
-    var writesLines: Bool { lineStyle != nil }
-
-    private var lineStyle: AggregateLines.Style? {
+    private var lineStyle: AggregateLines.Style {
         switch format {
         case .csv: .csv
         case .ndjson: .ndjson
         case .json: .json
-        case .table, .markdown: nil
+        case .markdown: .markdown
+        case .table: .tableCells
         }
     }
 
     mutating func header(_ r: AggregateResult) {
         started = true
-        cells = ValueCells(r)
         columns =
             r.kind == .category && r.statistics.isEmpty
             ? r.categoryValues.map { catalog().categoryName(r.type, $0) + " (min)" }
             : r.statistics.map(\.rawValue)
-        if let lineStyle {
-            lines = AggregateLines(
-                result: r, keys: columns.map { jsonString(machineName($0)) }, style: lineStyle, zone: zone)
-        }
+        lines = AggregateLines(
+            result: r, keys: columns.map { jsonString(machineName($0)) }, style: lineStyle, zone: zone)
         let header = ["start", "end"] + columns
         switch format {
         case .table: tableHeader = header
@@ -114,7 +105,9 @@ struct AggregatePrinter {
     /// Writes rows made by ``lines``, in order.
     mutating func write(lines bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
-        if format == .json && !wroteLines {
+        if format == .table {
+            return bytes.withUnsafeBufferPointer { writeTable(cells: $0) }
+        } else if format == .json && !wroteLines {
             bytes.withUnsafeBufferPointer { out.write(bytes: UnsafeBufferPointer(rebasing: $0.dropFirst())) }
         } else {
             bytes.withUnsafeBufferPointer { out.write(bytes: $0) }
@@ -123,38 +116,29 @@ struct AggregatePrinter {
     }
 
     mutating func row(_ row: AggregateRow) {
-        if lines != nil {
-            scratch.removeAll(keepingCapacity: true)
-            lines!.append(row, to: &scratch)
-            return write(lines: scratch)
-        }
         guard started else { return }
-        switch format {
-        case .table:
-            if let widths = tableWidths {
-                Self.tableRow(row, widths: widths, cells, &stamps, to: &scratch)
-                return out.write(bytes: scratch)
-            }
-            var ends: [Int] = []  // each cell's end in the row
-            let capacity = 2 * LocalTimestampWriter.length + columns.count * AggregateLines.numberLength
-            RowBytes.append(to: &held.text, capacity: capacity) { out in
-                stamps.write(row.start, to: &out)
-                ends.append(out.count)
-                stamps.write(row.end, to: &out)
-                ends.append(out.count)
-                cells.each(of: row) { v in
-                    if let v { writeHuman(v, to: &out) }
-                    ends.append(out.count)
-                }
-            }
-            held.endRow(cellEnds: ends)
+        scratch.removeAll(keepingCapacity: true)
+        lines!.append(row, to: &scratch)
+        write(lines: scratch)
+    }
+
+    /// Table rows from their cells (``AggregateTableCells``): held back until the widths are known, then
+    /// padded to them. Only the padding is done here: the cells were made on the core that
+    /// computed their rows (formatting every row here took 314 ms of five years of minutes).
+    private mutating func writeTable(cells text: UnsafeBufferPointer<UInt8>) {
+        var rowStart = 0
+        while rowStart < text.count, tableWidths == nil {
+            let end = AggregateTableCells.end(of: text, from: rowStart)
+            held.add(cells: UnsafeBufferPointer(rebasing: text[rowStart..<end]))
+            rowStart = end + 1
             if held.rows >= StreamingTable.sample { releaseTable() }
-        case .markdown:
-            Self.markdownRow(row, columns: columns.count, cells, &stamps, to: &scratch)
-            out.write(bytes: scratch)
-        case .csv, .ndjson, .json:
-            break  // written by `lines`
         }
+        guard let widths = tableWidths, rowStart < text.count else { return }
+        scratch.removeAll(keepingCapacity: true)
+        AggregateTableCells.pad(
+            UnsafeBufferPointer(rebasing: text[rowStart...]), longest: lines!.maximumRowLength, widths: widths,
+            to: &scratch)
+        out.write(bytes: scratch)
     }
 
     /// Writes the header and the rows held back, with widths that fit them; later rows have those
@@ -170,54 +154,6 @@ struct AggregatePrinter {
         held = HeldTableRows()
     }
 
-    // Rows are written by static functions given only what they change (the timestamp writer,
-    // the scratch bytes): a method mutating the whole printer, or a copy of the result, retained
-    // and released the result's arrays per row (a seventh of five years of minutes as a table in perf).
-
-    /// A table row once the widths are known, made as bytes: the same text as
-    /// `StreamingTable.line` of ``human(_:)`` cells.
-    private static func tableRow(
-        _ row: AggregateRow, widths: [Int], _ cells: ValueCells, _ stamps: inout LocalTimestampWriter,
-        to scratch: inout [UInt8]
-    ) {
-        let capacity = widths.reduce(8) { $0 + max($1, 32) + 2 }
-        scratch.removeAll(keepingCapacity: true)
-        RowBytes.append(to: &scratch, capacity: capacity) { out in
-            var column = 0
-            func padded(_ write: (inout RowBytes) -> Void) {
-                if column > 0 { out.write("  ") }
-                let mark = out.count
-                write(&out)
-                out.spaces(widths[column] - (out.count - mark))
-                column += 1
-            }
-            padded { stamps.write(row.start, to: &$0) }
-            padded { stamps.write(row.end, to: &$0) }
-            cells.each(of: row) { v in padded { if let v { writeHuman(v, to: &$0) } } }
-            out.byte(UInt8(ascii: "\n"))
-        }
-    }
-
-    /// A Markdown row made as bytes: the same text as `markdownLine` of ``human(_:)`` cells.
-    private static func markdownRow(
-        _ row: AggregateRow, columns: Int, _ cells: ValueCells, _ stamps: inout LocalTimestampWriter,
-        to scratch: inout [UInt8]
-    ) {
-        let capacity = 64 + 2 * LocalTimestampWriter.length + columns * (AggregateLines.numberLength + 3)
-        scratch.removeAll(keepingCapacity: true)
-        RowBytes.append(to: &scratch, capacity: capacity) { out in
-            out.write("| ")
-            stamps.write(row.start, to: &out)
-            out.write(" | ")
-            stamps.write(row.end, to: &out)
-            cells.each(of: row) { v in
-                out.write(" | ")
-                if let v { writeHuman(v, to: &out) }
-            }
-            out.write(" |\n")
-        }
-    }
-
     mutating func finish() {
         if format == .table && tableWidths == nil { releaseTable() }
         if format == .json { out.write(wroteLines ? "\n]\n" : "]\n") }
@@ -226,21 +162,26 @@ struct AggregatePrinter {
 }
 
 /// A table's first rows, held back as bytes until the column widths are known (strings per cell
-/// were half of a year's daily query in-process): each row's text is appended to ``text`` and
-/// ``endRow(cellEnds:)`` notes where its cells end. Cells are timestamps and numbers, all ASCII, so
-/// a cell's bytes are its width.
+/// were half of a year's daily query in-process): each row's cells are appended to ``text`` and
+/// their lengths noted. Cells are timestamps and numbers, all ASCII, so a cell's bytes are its width.
 struct HeldTableRows {
     var text: [UInt8] = []
     private var lengths: [Int] = []
     private(set) var rows = 0
 
-    /// Ends the row appended to ``text``: `cellEnds` are its cells' ends, counted from its start.
-    mutating func endRow(cellEnds: [Int]) {
-        var previous = 0
-        for end in cellEnds {
-            lengths.append(end - previous)
-            previous = end
+    /// Holds a row given as ``AggregateTableCells`` makes it (cells between tabs, no newline).
+    mutating func add(cells row: UnsafeBufferPointer<UInt8>) {
+        var length = 0
+        for byte in row {
+            if byte == AggregateTableCells.separator {
+                lengths.append(length)
+                length = 0
+            } else {
+                text.append(byte)
+                length += 1
+            }
         }
+        lengths.append(length)
         rows += 1
     }
 
@@ -266,12 +207,71 @@ struct HeldTableRows {
     }
 }
 
-/// CSV, NDJSON or JSON lines of aggregate rows, each made in place and appended at once (no
-/// strings per row: five years of hours are 43,800 rows). A long aggregate formats each piece's
-/// rows with its own copy. JSON rows each start with `,` and a new line; the printer drops the
-/// first row's comma, since only it knows which row comes first.
+/// A table's rows as ``AggregateLines`` makes them before the widths are known: cells separated by
+/// a tab, each row ended by a new line (cells are timestamps and numbers: neither byte occurs).
+/// The rows are made on the core that computed them; the calling thread only pads them.
+enum AggregateTableCells {
+    static let separator = UInt8(ascii: "\t")
+
+    /// Where the row starting at `start` ends (its new line).
+    static func end(of text: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        while text[i] != UInt8(ascii: "\n") { i += 1 }
+        return i
+    }
+
+    /// Writes `text`'s whole rows, none longer than `longest`, with their cells padded to `widths`,
+    /// two spaces apart, as `StreamingTable.line` does (a wider cell widens only its own line).
+    static func pad(_ text: UnsafeBufferPointer<UInt8>, longest: Int, widths: [Int], to bytes: inout [UInt8]) {
+        guard let base = text.baseAddress else { return }
+        let capacity = widths.reduce(longest + 1) { $0 + $1 + 2 }
+        bytes.reserveCapacity(bytes.count + text.count + text.count / 2)
+        widths.withUnsafeBufferPointer { widths in
+            var start = 0
+            while start < text.count {
+                RowBytes.append(to: &bytes, capacity: capacity) { out in
+                    start += padRow(base + start, widths, to: &out)
+                }
+            }
+        }
+    }
+
+    /// Pads the row at `row` and writes its new line; returns its length with its new line. One
+    /// pass: finding each row's end first, then its cells, was two thirds of the padding's time.
+    @inline(__always)
+    private static func padRow(_ row: UnsafePointer<UInt8>, _ widths: UnsafeBufferPointer<Int>, to out: inout RowBytes)
+        -> Int
+    {
+        var column = 0
+        var cell = 0
+        var i = 0
+        while true {
+            let byte = row[i]
+            if byte == separator || byte == UInt8(ascii: "\n") {
+                if column > 0 {
+                    out.byte(UInt8(ascii: " "))
+                    out.byte(UInt8(ascii: " "))
+                }
+                out.write(UnsafeRawBufferPointer(start: row + cell, count: i - cell))
+                for _ in 0..<max(0, widths[column] - (i - cell)) { out.byte(UInt8(ascii: " ")) }
+                if byte != separator { break }
+                column += 1
+                cell = i + 1
+            }
+            i += 1
+        }
+        out.byte(UInt8(ascii: "\n"))
+        return i + 1
+    }
+}
+
+/// CSV, NDJSON, JSON or Markdown lines, or a table's cells (``AggregateTableCells``), of aggregate rows, each
+/// made in place and appended at once (no strings per row: five years of hours are 43,800 rows). A
+/// long aggregate formats each piece's rows with its own copy. JSON rows each start with `,` and a
+/// new line; the printer drops the first row's comma, since only it knows which row comes first.
+/// Machine formats write numbers exactly, Markdown and tables for people (``writeHuman(_:to:)``).
 struct AggregateLines: AggregateRowFormatter {
-    enum Style { case csv, ndjson, json }
+    enum Style { case csv, ndjson, json, markdown, tableCells }
     /// The longest text of a number: `-1.7976931348623157e+308`.
     static let numberLength = 24
     /// The statistics of the value columns, or nil when the columns are minutes per category value.
@@ -293,7 +293,7 @@ struct AggregateLines: AggregateRowFormatter {
         stamps = LocalTimestampWriter(zone)
         // Separators, quotes and keys around two timestamps, then a separator, key and number per cell.
         maximumRowLength =
-            32 + 2 * LocalTimestampWriter.length + self.keys.totalCount + keys.count * (1 + Self.numberLength)
+            32 + 2 * LocalTimestampWriter.length + self.keys.totalCount + keys.count * (3 + Self.numberLength)
     }
 
     mutating func append(_ row: AggregateRow, to bytes: inout [UInt8]) {
@@ -302,14 +302,20 @@ struct AggregateLines: AggregateRowFormatter {
 
     private mutating func write(_ row: AggregateRow, to out: inout RowBytes) {
         switch style {
-        case .csv: break
+        case .csv, .tableCells: break
         case .ndjson: out.write("{\"start\":\"")
         case .json: out.write(",\n  {\"start\":\"")
+        case .markdown: out.write("| ")
         }
         stamps.write(row.start, to: &out)
-        if style == .csv { out.byte(UInt8(ascii: ",")) } else { out.write("\",\"end\":\"") }
+        switch style {
+        case .csv: out.byte(UInt8(ascii: ","))
+        case .ndjson, .json: out.write("\",\"end\":\"")
+        case .markdown: out.write(" | ")
+        case .tableCells: out.byte(AggregateTableCells.separator)
+        }
         stamps.write(row.end, to: &out)
-        if style != .csv { out.byte(UInt8(ascii: "\"")) }
+        if style == .ndjson || style == .json { out.byte(UInt8(ascii: "\"")) }
         var column = 0
         if let statistics {
             for s in statistics {
@@ -323,9 +329,10 @@ struct AggregateLines: AggregateRowFormatter {
             }
         }
         switch style {
-        case .csv: out.byte(UInt8(ascii: "\n"))
+        case .csv, .tableCells: out.byte(UInt8(ascii: "\n"))
         case .ndjson: out.write("}\n")
         case .json: out.byte(UInt8(ascii: "}"))
+        case .markdown: out.write(" |\n")
         }
     }
 
@@ -338,36 +345,21 @@ struct AggregateLines: AggregateRowFormatter {
         _ value: Double?, _ column: Int, _ style: Style, _ keys: FixedTexts, _ numbers: inout ExactNumberWriter,
         _ out: inout RowBytes
     ) {
-        if style == .csv {
+        switch style {
+        case .csv:
             out.byte(UInt8(ascii: ","))
             if let value { numbers.write(value, to: &out) }
-        } else if let value {
+        case .ndjson, .json:
+            guard let value else { return }
             out.byte(UInt8(ascii: ","))
             keys.write(column, to: &out)
             numbers.write(value, to: &out)
-        }
-    }
-}
-
-/// What makes a row's value cells: its statistics, or minutes per category value.
-struct ValueCells {
-    private var statistics: [Statistic] = []
-    /// Nil: the cells are the statistics.
-    private var categoryValues: [Int64]?
-
-    init() {}
-
-    init(_ result: AggregateResult) {
-        statistics = result.statistics
-        if result.kind == .category && result.statistics.isEmpty { categoryValues = result.categoryValues }
-    }
-
-    /// Each value cell of `row`, in order (nil: empty).
-    func each(of row: AggregateRow, _ body: (Double?) -> Void) {
-        if let categoryValues {
-            for v in categoryValues { body((row.seconds[v] ?? 0) / 60) }
-        } else {
-            for s in statistics { body(row.values[s]) }
+        case .markdown:
+            out.write(" | ")
+            if let value { writeHuman(value, to: &out) }
+        case .tableCells:
+            out.byte(AggregateTableCells.separator)
+            if let value { writeHuman(value, to: &out) }
         }
     }
 }

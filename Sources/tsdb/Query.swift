@@ -118,17 +118,12 @@ struct QueryRequest: Equatable {
         let f = try AggregateFormat.parse(format)
         let clock = ContinuousClock.now
         var printer = AggregatePrinter(catalog: { store.catalog }, zone: zone, format: f)
-        let result =
-            printer.writesLines
-            ? try store.aggregate(
-                identifier, from: r.from, to: r.to, options: options,
-                header: {
-                    printer.header($0)
-                    return printer.lines!
-                }, write: { printer.write(lines: $0) })
-            : try store.aggregate(
-                identifier, from: r.from, to: r.to, options: options,
-                header: { printer.header($0) }, row: { printer.row($0) })
+        let result = try store.aggregate(
+            identifier, from: r.from, to: r.to, options: options,
+            header: {
+                printer.header($0)
+                return printer.lines!
+            }, write: { printer.write(lines: $0) })
         printer.finish()
         let elapsed = milliseconds(since: clock)
         if timings {

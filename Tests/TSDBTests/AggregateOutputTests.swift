@@ -43,6 +43,28 @@ import Testing
         return x < 0 ? 1 / r : r
     }
 
+    /// Table cells padded on the calling thread (`AggregateTableCells.pad`) against
+    /// `StreamingTable.line`: seeded random rows of cells, empty ones and ones wider than their
+    /// column among them, over several chunks of rows.
+    @Test func paddedTableCellsAreTheStreamingTablesLines() {
+        var random = SplitMix64(seed: 25)
+        for round in 0..<40 {
+            let columns = 1 + Int(random.next() % 6)
+            let widths = (0..<columns).map { _ in Int(random.next() % 12) }
+            let rows = (0..<Int(random.next() % 50)).map { _ in
+                (0..<columns).map { _ in String(repeating: "7", count: Int(random.next() % 16)) }
+            }
+            let text = Array(rows.map { $0.joined(separator: "\t") + "\n" }.joined().utf8)
+            var padded: [UInt8] = []
+            text.withUnsafeBufferPointer {
+                AggregateTableCells.pad($0, longest: 16 * columns + columns, widths: widths, to: &padded)
+            }
+            #expect(
+                String(decoding: padded, as: UTF8.self) == rows.map { StreamingTable.line($0, widths) }.joined(),
+                "round \(round)")
+        }
+    }
+
     /// Tables and Markdown from the command line, line by line against the library's rows in the
     /// string forms: hours are more rows than ``StreamingTable/sample`` (widths from the first rows
     /// held back, the rest written with them), months fewer (all held back until the end).

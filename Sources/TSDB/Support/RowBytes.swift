@@ -124,7 +124,8 @@ public struct RowBytes: TextOutputStream {
     public mutating func byte(_ b: UInt8) { claim(1).pointee = b }
 
     /// `n` spaces (padding a table's cell).
-    package mutating func spaces(_ n: Int) {
+    @inlinable
+    public mutating func spaces(_ n: Int) {
         guard n > 0 else { return }
         claim(n).update(repeating: UInt8(ascii: " "), count: n)
     }
