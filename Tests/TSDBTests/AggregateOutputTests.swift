@@ -33,7 +33,12 @@ import Testing
             let magnitude = Double.random(in: -6...17, using: &rng)
             values.append((Double.random(in: -1...1, using: &rng) * pow10(magnitude)))
             values.append(Double(Int.random(in: -100_000...100_000, using: &rng)) / 8)
+            // Means of whole numbers, as heart-rate buckets make them; and the thousandths' edges.
+            values.append(
+                Double(Int.random(in: -10_000...10_000, using: &rng)) / Double(Int.random(in: 1...97, using: &rng)))
+            values.append((Double(Int.random(in: -9_999_999...9_999_999, using: &rng)) + 0.5) / 1000)
         }
+        values += [999_999_999_999.9996, 1e12 - 0.25, 1e12 + 0.25, -0.0005, 0.0005001, 0.9995, -0.9995]
         for v in values { #expect(humanBytes(v) == Self.roundedText(v) && human(v) == humanBytes(v), "\(v)") }
     }
 
