@@ -138,9 +138,9 @@ extension Store {
                 columns = AggregateColumns(result, rows: rows)
                 return PackedRows(columns!)
             }, write: { columns!.unpack($0) })
+        // The streaming aggregate's result holds no rows, only what the scan counted.
         var answer = columns ?? AggregateColumns(result)
         answer.result = result
-        answer.result.rows = []
         return answer
     }
 

@@ -123,13 +123,6 @@ public struct RowBytes: TextOutputStream {
     @inlinable
     public mutating func byte(_ b: UInt8) { claim(1).pointee = b }
 
-    /// `n` spaces (padding a table's cell).
-    @inlinable
-    public mutating func spaces(_ n: Int) {
-        guard n > 0 else { return }
-        claim(n).update(repeating: UInt8(ascii: " "), count: n)
-    }
-
     /// Calls `body` with the bytes written since `mark` (a `count` read before).
     package func withBytes<R>(since mark: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         precondition(mark >= 0 && mark <= count)
