@@ -72,6 +72,32 @@ import Testing
         }
     }
 
+    /// A chunk given too little room grows, keeping what it holds, and holds rows again after
+    /// being emptied: seeded random rows (absent statistics among them) come out as appended.
+    @Test func chunksGrowAndAreReusedKeepingEveryRow() {
+        var random = SplitMix64(seed: 7)
+        let stats: [Statistic] = [.p99, .count, .stddev, .first]
+        let shape = AggregateColumns(
+            AggregateResult(type: "t", kind: .discrete, statistics: stats, categoryValues: [], rows: []))
+        let chunk = ColumnChunk(for: shape, capacity: 1)
+        func rows(_ n: Int) -> [AggregateRow] {
+            (0..<n).map { i in
+                var values = StatisticValues()
+                for s in stats where random.next() % 3 != 0 { values[s] = Double(random.next() % 1000) / 8 }
+                return AggregateRow(start: Int64(i) * 60, end: Int64(i + 1) * 60, values: values, seconds: [:])
+            }
+        }
+        for n in [1, 2, 3, 100, 37] {
+            let made = rows(n)
+            for row in made { chunk.append(row) }
+            var columns = shape
+            columns.append(chunk)
+            expectSame(columns, made, "\(n) rows, room for \(chunk.capacity)")
+            chunk.removeAll()
+        }
+        #expect(chunk.capacity == 128)
+    }
+
     /// No rows in an empty range; the widest range there is (whose length overflows) holds all of them.
     @Test func emptyAndUnboundedRanges() throws {
         let (store, folder) = try Pieces().fixture()

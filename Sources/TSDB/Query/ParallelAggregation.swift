@@ -40,6 +40,8 @@ struct AggregatePieces: Sendable {
             case rows([AggregateRow])
             /// The rows formatted by the caller's ``AggregateRowFormatter``.
             case bytes([UInt8])
+            /// The rows as columns (``Store/aggregateColumns(_:from:to:options:)``).
+            case columns(ColumnChunk)
         }
         var output: Output
         var counts: AggregateResult
@@ -193,6 +195,15 @@ enum InOrderPieces {
     }
 }
 
+/// How a piece scanned off the calling thread keeps its rows until the pieces before it are out.
+enum PieceHolding {
+    case rows
+    /// Formatted by copies of this formatter.
+    case bytes(any AggregateRowFormatter)
+    /// In chunks with the columns of this one.
+    case columns(ColumnChunk)
+}
+
 extension Store {
     /// The pieces to scan on two cores, or nil when the range is too small or cannot be cut (one
     /// bucket). Pieces hold about equal samples, and none spans more than
@@ -258,12 +269,12 @@ extension Store {
     }
 
     /// Scans `pieces` here and on another thread (``InOrderPieces``), handing out their rows in
-    /// order: streamed to `row`, or held (formatted with `formatter`, a copy per piece, and handed
-    /// to `held`; or as rows for `row` when there is no formatter).
+    /// order: streamed to `row`, or held as `holding` says (a formatter's bytes or columns, handed
+    /// to `held`; rows, handed to `row`).
     func scanInPieces(
         _ plan: AggregatePlan, _ pieces: AggregatePieces, options: AggregateOptions, walker: BucketWalker,
-        result: inout AggregateResult, row: (AggregateRow) -> Void, formatter: (any AggregateRowFormatter)?,
-        held: ([UInt8]) -> Void
+        result: inout AggregateResult, row: (AggregateRow) -> Void, holding: PieceHolding,
+        held: (AggregatePieces.Held.Output) -> Void
     ) throws(TSDBError) {
         // What a held piece counts starts from the result's header with no blocks counted.
         let template = {
@@ -271,36 +282,58 @@ extension Store {
             (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
             return counts
         }()
-        // Buffers of rows already handed out, reused: fresh memory faults in page by page (page
-        // faults were 14% of an hourly aggregate's profile, half of them on held rows).
+        // Buffers and chunks of rows already handed out, reused: fresh memory faults in page by
+        // page (page faults were 14% of an hourly aggregate's profile, half of them on held rows).
         let spare = Pool<[UInt8]>()
+        let chunks = Pool<ColumnChunk>()
         // Formatters of pieces already done, reused: what they remember (fractions' digits, the
         // day a timestamp is on) carries over to the next piece instead of starting empty.
         let formatters = Pool<any AggregateRowFormatter>()
+        let mostRows = pieces.mostRows(bucket: options.bucket)
         try InOrderPieces.run(
             count: pieces.count,
             stream: { (i) throws(TSDBError) in try scanPiece(plan, pieces, i, options, walker, &result, row) },
             hold: { (i) throws(TSDBError) in
-                guard var format = formatters.take() ?? formatter else {
+                switch holding {
+                case .rows:
                     return try self.scanHeldRows(plan, pieces, i, options, walker, counts: template)
+                case .bytes(let formatter):
+                    var format = formatters.take() ?? formatter
+                    defer { formatters.give(format) }
+                    let buffer = spare.take() ?? []
+                    return try self.scanHeld(plan, pieces, i, options, walker, &format, into: buffer, counts: template)
+                case .columns(let shape):
+                    let chunk = chunks.take() ?? shape.emptyCopy(capacity: mostRows ?? 1024)
+                    return try self.scanHeld(plan, pieces, i, options, walker, into: chunk, counts: template)
                 }
-                defer { formatters.give(format) }
-                let buffer = spare.take() ?? []
-                return try self.scanHeld(plan, pieces, i, options, walker, &format, into: buffer, counts: template)
             },
             handOut: { kept in
                 switch kept.output {
                 case .rows(let rows): for r in rows { row(r) }
                 case .bytes(var bytes):
                     kept.output = .rows([])
-                    held(bytes)
+                    held(.bytes(bytes))
                     bytes.removeAll(keepingCapacity: true)
                     spare.give(bytes)
+                case .columns(let chunk):
+                    held(.columns(chunk))
+                    chunk.removeAll()
+                    chunks.give(chunk)
                 }
                 result.blocksDecoded += kept.counts.blocksDecoded
                 result.blocksFromSummaries += kept.counts.blocksFromSummaries
                 result.blocksFromSlots += kept.counts.blocksFromSlots
             })
+    }
+
+    /// Scans piece `i`, holding its rows in `chunk` (empty).
+    private func scanHeld(
+        _ plan: AggregatePlan, _ pieces: AggregatePieces, _ i: Int, _ options: AggregateOptions,
+        _ walker: BucketWalker, into chunk: ColumnChunk, counts: AggregateResult
+    ) throws(TSDBError) -> AggregatePieces.Held {
+        var counts = counts
+        try scanPiece(plan, pieces, i, options, walker, &counts) { chunk.append($0) }
+        return AggregatePieces.Held(output: .columns(chunk), counts: counts)
     }
 
     /// Scans piece `i`, holding its rows.

@@ -41,10 +41,6 @@ public struct RowBytes: TextOutputStream {
         return base + written
     }
 
-    /// `value`'s eight bytes as they lie in memory (``PackedRows``' records, not text).
-    @inlinable @inline(__always)
-    mutating func write(raw value: UInt64) { UnsafeMutableRawPointer(claim(8)).storeBytes(of: value, as: UInt64.self) }
-
     @inlinable
     public mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress else { return }
