@@ -9,6 +9,9 @@ struct AggregateSweep {
     var credits: IntervalCredits?
     var current: Bucket?
     var acc = Accumulator()
+    /// Where rows go instead of `emit`, when set: laid out in columns straight from the
+    /// accumulator, with no row made and read back (``Store/aggregateColumns(_:from:to:options:)``).
+    var columns: ColumnRows?
 
     init(plan: AggregatePlan, walker: BucketWalker, fill: Bool, credits: IntervalCredits?) {
         self.plan = plan
@@ -69,8 +72,11 @@ struct AggregateSweep {
         let touched = credits?.credit(bucket, sum: &sum, seconds: &seconds) ?? false
         defer { acc.reset() }
         guard acc.count > 0 || touched || fill else { return }
-        var values = StatisticValues()
         let cumulativeSum: Double? = plan.kind == .cumulative ? sum : nil
+        if columns != nil {
+            return columns!.append(bucket, &acc, plan, cumulativeSum: cumulativeSum, seconds: seconds)
+        }
+        var values = StatisticValues()
         for s in plan.statistics {
             if let v = acc.value(s, cumulativeSum: cumulativeSum, style: plan.style) { values[s] = v }
         }

@@ -475,11 +475,45 @@ extension Store {
         var end = block.count
         while i < end && starts[i] < plan.lo { i += 1 }
         while end > i && starts[end - 1] >= plan.hi { end -= 1 }
+        guard i < end else { return }
+        if !plan.needsValues, let width = sweep.buckets.walker.spec.shortestSeconds,
+            end - i < Self.fewPerBucket * Int((starts[end - 1] - starts[i]) / (width * 1_000_000) + 1)
+        {
+            return accumulateOneByOne(block, i..<end, in: segment, sweep: &sweep, row)
+        }
         while i < end {
             if starts[i] >= sweep.currentEnd { sweep.advance(to: starts[i], row) }
             let j = Self.firstIndex(in: starts, from: i + 1, to: end, notBefore: sweep.currentEnd)
             sweep.acc.add(block, i..<j, in: segment, keepValues: plan.needsValues, spread: plan.needsSpread)
             i = j
+        }
+    }
+
+    /// Fewer samples than this per bucket (on average over a block) are added one by one: finding
+    /// each bucket's run and adding it as a whole costs more than its few samples (minutes of
+    /// heart rate hold three).
+    static let fewPerBucket = 8
+
+    /// Adds samples `range` of a decoded block one by one, as ``Accumulator/add(_:keepValue:)`` does
+    /// (which adding a run at once matches exactly), moving the sweep on as they leave a bucket.
+    private static func accumulateOneByOne(
+        _ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader, sweep: inout AggregateSweep,
+        _ row: (AggregateRow) -> Void
+    ) {
+        let (starts, tags, mantissas) = (block.starts, block.valueTags, block.mantissas)
+        var end = sweep.currentEnd
+        for i in range {
+            if starts[i] >= end {
+                sweep.advance(to: starts[i], row)
+                end = sweep.currentEnd
+            }
+            if UInt8(truncatingIfNeeded: tags[i]) == ValueTag.decimalBase {
+                sweep.acc.add(Double(mantissas[i]), keepValue: false)
+            } else if let v = block.value(at: i, in: segment) {
+                sweep.acc.add(v, keepValue: false)
+            } else {
+                sweep.acc.addValueless()
+            }
         }
     }
 

@@ -292,7 +292,17 @@ extension Store {
         let mostRows = pieces.mostRows(bucket: options.bucket)
         try InOrderPieces.run(
             count: pieces.count,
-            stream: { (i) throws(TSDBError) in try scanPiece(plan, pieces, i, options, walker, &result, row) },
+            stream: { (i) throws(TSDBError) in
+                guard case .columns(let shape) = holding else {
+                    return try scanPiece(plan, pieces, i, options, walker, &result, row)
+                }
+                // Into a chunk too, handed out at once: no row is made (``AggregateSweep/columns``).
+                let chunk = chunks.take() ?? shape.emptyCopy(capacity: mostRows ?? 1024)
+                try scanPiece(plan, pieces, i, options, walker, &result, into: chunk, row)
+                held(.columns(chunk))
+                chunk.removeAll()
+                chunks.give(chunk)
+            },
             hold: { (i) throws(TSDBError) in
                 switch holding {
                 case .rows:
@@ -332,7 +342,7 @@ extension Store {
         _ walker: BucketWalker, into chunk: ColumnChunk, counts: AggregateResult
     ) throws(TSDBError) -> AggregatePieces.Held {
         var counts = counts
-        try scanPiece(plan, pieces, i, options, walker, &counts) { chunk.append($0) }
+        try scanPiece(plan, pieces, i, options, walker, &counts, into: chunk) { _ in }
         return AggregatePieces.Held(output: .columns(chunk), counts: counts)
     }
 
@@ -361,16 +371,26 @@ extension Store {
         return AggregatePieces.Held(output: .bytes(bytes), counts: counts)
     }
 
-    /// Scans piece `i` as an aggregate of its own.
+    /// Scans piece `i` as an aggregate of its own, its rows laid out in `chunk` when given.
     private func scanPiece(
         _ plan: AggregatePlan, _ pieces: AggregatePieces, _ i: Int, _ options: AggregateOptions,
-        _ walker: BucketWalker, _ result: inout AggregateResult, _ row: (AggregateRow) -> Void
+        _ walker: BucketWalker, _ result: inout AggregateResult, into chunk: ColumnChunk? = nil,
+        _ row: (AggregateRow) -> Void
     ) throws(TSDBError) {
         var piece = plan
         (piece.lo, piece.hi) = (pieces.cuts[i], pieces.cuts[i + 1])
         var sweep = AggregateSweep(plan: piece, walker: walker, fill: options.fill, credits: nil)
-        try scanPoints(piece, options: options, sweep: &sweep, result: &result, row: row)
-        sweep.finish(row)
+        guard let chunk else {
+            try scanPoints(piece, options: options, sweep: &sweep, result: &result, row: row)
+            return sweep.finish(row)
+        }
+        try chunk.lend { (rows) throws(TSDBError) in
+            sweep.columns = rows
+            // Taken back even when the scan fails: the sweep's rows may have grown into new room.
+            defer { rows = sweep.columns! }
+            try scanPoints(piece, options: options, sweep: &sweep, result: &result, row: row)
+            sweep.finish(row)
+        }
     }
 }
 
