@@ -111,10 +111,15 @@ package final class BoundedPipe<Item: Sendable>: @unchecked Sendable {
         var cancelled = false
     }
     private let state = Locked(State())
-    private let free: DispatchSemaphore
+    /// Room left. Made at 0 and signalled `capacity` times, not made at `capacity`: libdispatch
+    /// stops the process when a semaphore is released below the value it was made with, which a
+    /// pipe cancelled with items waiting (or a producer waiting for room) is.
+    private let free = DispatchSemaphore(value: 0)
     private let filled = DispatchSemaphore(value: 0)
 
-    package init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+    package init(capacity: Int) {
+        for _ in 0..<capacity { free.signal() }
+    }
 
     /// Producer: waits for room; throws when the consumer has given up.
     package func put(_ item: Item) throws(TSDBError) {
