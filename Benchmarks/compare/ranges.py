@@ -19,7 +19,9 @@
 - tsdb's library answering in memory too: `tsdb-rows` (Benchmarks/RowsInMemory, built here) calls
   `Store.aggregateColumns`, the rows as columns of numbers like DuckDB's Arrow table; the second of
   two runs in one process (the store open, as an app holds it), same range, checked by its row
-  count and column sums.
+  count and column sums; once with fresh columns, once filling the first run's columns again
+  (`aggregateColumns(...into:)`: memory already written costs no page faults, as DuckDB's
+  allocator keeps its memory between queries).
 - DuckDB writing the same question's rows as CSV (`COPY (...) TO '/dev/null' (FORMAT csv)`), as
   tsdb's figure includes writing CSV: a second column, since "in memory" leaves text out.
 - tsdb: `tsdb query HeartRate --bucket ... --tz ... --stats ...` on the store, in-process time
@@ -27,7 +29,7 @@
   rows to /dev/null included).
 - Every answer is checked against DuckDB's (counts, min, max and percentiles exactly, means to
   1e-9): a benchmark that computes something different is void. Medians of --repeat runs, the
-  four timed forms taking turns run by run.
+  five timed forms taking turns run by run.
 Results: Benchmarks/results/ranges.{md,json}.
 """
 import argparse
@@ -105,9 +107,10 @@ def tsdb_query(exe, store, bucket, zone, stats, first, last, keep_rows=True):
     return rows, float(m.group(1)) / 1000, (int(m.group(2)), int(m.group(3)), int(m.group(4)))
 
 
-def library_query(exe, store, bucket, zone, stats, lo, hi):
-    """One `tsdb-rows` process: the second run's time (the first warms the process) and its answer."""
-    p = run([exe, store, HR, bucket, zone, stats, str(lo), str(hi), "2"])
+def library_query(exe, store, bucket, zone, stats, lo, hi, reuse=False):
+    """One `tsdb-rows` process: the second run's time (the first warms the process) and its answer.
+    With `reuse`, the second run fills the first run's columns again (`aggregateColumns(...into:)`)."""
+    p = run([exe, store, HR, bucket, zone, stats, str(lo), str(hi), "2"] + (["reuse"] if reuse else []))
     answer = json.loads(p.stdout)
     return answer["ms"][-1] / 1000, answer
 
@@ -183,14 +186,16 @@ def main():
         duck_rows = con.execute(sql).fetchall()
         rows, _, (decoded, summarised, slotted) = tsdb_query(args.tsdb, store, bucket, zone, stats, first, last)
         same(label, rows, duck_rows, stats.startswith("p"))
-        same_sums(label, library_query(args.rows, store, bucket, zone, stats, lo, hi)[1], duck_rows,
-                  stats.startswith("p"))
-        # The four timed forms take turns, run after run, so a slow spell of this shared machine
+        for reuse in (False, True):
+            same_sums(label, library_query(args.rows, store, bucket, zone, stats, lo, hi, reuse)[1], duck_rows,
+                      stats.startswith("p"))
+        # The five timed forms take turns, run after run, so a slow spell of this shared machine
         # falls on all of them alike rather than on one form's block of runs.
-        ours_times, library_times, times, csv_times = [], [], [], []
+        ours_times, library_times, reused_times, times, csv_times = [], [], [], [], []
         for _ in range(args.repeat):
             ours_times.append(tsdb_query(args.tsdb, store, bucket, zone, stats, first, last, False)[1])
             library_times.append(library_query(args.rows, store, bucket, zone, stats, lo, hi)[0])
+            reused_times.append(library_query(args.rows, store, bucket, zone, stats, lo, hi, True)[0])
             t = time.perf_counter()
             con.sql(sql).to_arrow_table()
             times.append(time.perf_counter() - t)
@@ -199,14 +204,17 @@ def main():
             t = time.perf_counter()
             con.execute(f"COPY ({sql}) TO '/dev/null' (FORMAT csv)")
             csv_times.append(time.perf_counter() - t)
-        ours, library, theirs, theirs_csv = (statistics.median(x) for x in (ours_times, library_times, times, csv_times))
+        ours, library, reused, theirs, theirs_csv = (
+            statistics.median(x) for x in (ours_times, library_times, reused_times, times, csv_times))
         results.append({"question": label, "buckets": len(rows), "tsdb_s": ours, "duckdb_s": theirs,
                         "ratio": theirs / ours, "tsdb_library_s": library, "library_ratio": theirs / library,
+                        "tsdb_library_reused_s": reused, "reused_ratio": theirs / reused,
                         "duckdb_csv_s": theirs_csv, "blocks_decoded": decoded, "blocks_from_summaries": summarised,
                         "blocks_from_slots": slotted,
                         "duckdb_sql": sql})
         print(f"{label}: tsdb {ours * 1000:.1f} ms, DuckDB {theirs * 1000:.1f} ms ({theirs / ours:.1f}x); "
-              f"in memory both: tsdb {library * 1000:.1f} ms ({theirs / library:.1f}x)", file=sys.stderr)
+              f"in memory both: tsdb {library * 1000:.1f} ms ({theirs / library:.1f}x), "
+              f"columns reused {reused * 1000:.1f} ms ({theirs / reused:.1f}x)", file=sys.stderr)
 
     machine = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
                "duckdb": duckdb.__version__, "python": platform.python_version(),
@@ -218,17 +226,20 @@ def main():
              f"`python3 Benchmarks/compare/ranges.py --days {args.days}`; {samples:,} heart-rate samples; "
              f"{machine['cores']} cores; DuckDB {machine['duckdb']} (2 threads, data already in an in-memory "
              f"table with local times precomputed per zone); tsdb {machine['tsdb']} release build. Medians of {args.repeat} runs, "
-             "the four forms taking turns; every answer "
+             "the five forms taking turns; every answer "
              "checked against DuckDB's. tsdb in-process: `tsdb query --timings`, CSV written to /dev/null; "
-             "tsdb library: `Store.aggregateColumns`, the rows as columns in memory (`tsdb-rows`).", "",
+             "tsdb library: `Store.aggregateColumns`, the rows as columns in memory (`tsdb-rows`), fresh columns, "
+             "or the previous answer's columns filled again (`aggregateColumns(...into:)`, as an app redrawing "
+             "a chart would; DuckDB's allocator likewise keeps memory between queries).", "",
              "| Question | buckets | tsdb in-process | DuckDB in memory | DuckDB / tsdb | tsdb library in memory | "
-             "DuckDB / tsdb library | DuckDB to CSV | "
+             "DuckDB / tsdb library | tsdb library, columns reused | DuckDB / reused | DuckDB to CSV | "
              "DuckDB to CSV / tsdb | tsdb blocks: decoded / block summaries / slot summaries |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| {r['question']} | {r['buckets']:,} | {r['tsdb_s'] * 1000:.1f} ms | "
                      f"{r['duckdb_s'] * 1000:.1f} ms | {r['ratio']:.1f}× | {r['tsdb_library_s'] * 1000:.1f} ms | "
-                     f"{r['library_ratio']:.1f}× | {r['duckdb_csv_s'] * 1000:.1f} ms | "
+                     f"{r['library_ratio']:.1f}× | {r['tsdb_library_reused_s'] * 1000:.1f} ms | {r['reused_ratio']:.1f}× | "
+                     f"{r['duckdb_csv_s'] * 1000:.1f} ms | "
                      f"{r['duckdb_csv_s'] / r['tsdb_s']:.1f}× | "
                      f"{r['blocks_decoded']:,} / {r['blocks_from_summaries']:,} / {r['blocks_from_slots']:,} |")
     lines += ["", "DuckDB's SQL, per question:", ""]

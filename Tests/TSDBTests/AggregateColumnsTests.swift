@@ -72,6 +72,42 @@ import Testing
         }
     }
 
+    /// One set of columns filled again and again (``Store/aggregateColumns(_:from:to:options:into:)``)
+    /// by seeded random queries, more and fewer rows and statistics than the last, empty ranges
+    /// among them: each time the same answer as fresh columns, and in the same room when it fits.
+    @Test func columnsFilledAgainHoldOnlyTheNewAnswerInTheirRoom() throws {
+        let (store, folder) = try Pieces().fixture()
+        defer { folder.cleanup() }
+        var random = SplitMix64(seed: 29)
+        let samples = Pieces.samples
+        let buckets = ["minute", "15m", "hour", "day"]
+        var columns = AggregateColumns()
+        for round in 0..<16 {
+            let a = Int(random.next() % UInt64(samples.count))
+            let b = round % 5 == 4 ? a : min(samples.count - 1, a + Int(random.next() % 100_000))
+            let stats = Statistic.allCases.filter { $0 != .sum && random.next() % 2 == 0 }
+            let o = try Pieces().options(
+                "Europe/Paris", buckets[Int(random.next() % 4)], stats.isEmpty ? [.mean] : stats)
+            let (from, to) = (samples[a].start.microseconds, samples[b].start.microseconds)
+            let fresh = try store.aggregateColumns(Pieces.type, from: from, to: to, options: o)
+            let room = (columns.starts.capacity, columns.starts.withUnsafeBufferPointer { $0.baseAddress })
+            try store.aggregateColumns(Pieces.type, from: from, to: to, options: o, into: &columns)
+            expectSame(columns, try store.aggregate(Pieces.type, from: from, to: to, options: o).rows, "round \(round)")
+            #expect(columns.values.count == fresh.values.count && columns.seconds.isEmpty, "round \(round)")
+            #expect(columns.result.blocksDecoded == fresh.result.blocksDecoded, "round \(round)")
+            if columns.count > 0 && columns.count <= room.0 {
+                #expect(columns.starts.withUnsafeBufferPointer { $0.baseAddress } == room.1, "round \(round)")
+            }
+        }
+        // From a category answer (columns of seconds) to statistics, and back.
+        var sleep = AggregateColumns()
+        sleep.seconds = [[1, 2], [3, 4]]
+        let o = try Pieces().options("UTC", "day", [.count])
+        try store.aggregateColumns(Pieces.type, options: o, into: &sleep)
+        expectSame(sleep, try store.aggregate(Pieces.type, options: o).rows, "after seconds")
+        #expect(sleep.seconds.isEmpty && sleep.values.count == 1)
+    }
+
     /// A chunk given too little room grows, keeping what it holds, whether rows are added to it or
     /// to its rows lent out (the room they grew to is taken back), and holds rows again after being
     /// emptied: seeded random rows (absent statistics among them) come out as appended.
