@@ -139,6 +139,46 @@ import Testing
         #expect(chunk.capacity == 512)
     }
 
+    /// A chunk laid out again for other statistics (more, fewer, category seconds) keeps its memory
+    /// when it has room for the rows asked for, grows when not, and holds the new layout's rows.
+    @Test func chunksLaidOutAgainHoldTheNewRowsInTheirMemory() {
+        var random = SplitMix64(seed: 11)
+        func shape(_ stats: [Statistic], _ categoryValues: [Int64] = []) -> AggregateColumns {
+            let kind: TypeCatalog.Kind = categoryValues.isEmpty ? .discrete : .category
+            var columns = AggregateColumns(
+                AggregateResult(type: "t", kind: kind, statistics: stats, categoryValues: categoryValues, rows: []))
+            if !categoryValues.isEmpty { columns.seconds = categoryValues.map { _ in [] } }
+            return columns
+        }
+        let chunk = ColumnChunk(for: shape([.count, .mean, .max, .p95, .stddev, .first]), capacity: 100)
+        for (round, (stats, values, rows)) in [
+            ([Statistic.min], [Int64](), 300), ([.last, .p50], [], 50), ([], [0, 3, 5], 90), ([.sum, .count], [], 1),
+        ].enumerated() {
+            let columns = shape(stats, values)
+            chunk.append(AggregateRow(start: 1, end: 2, values: StatisticValues(), seconds: [:]))
+            let words = chunk.words
+            chunk.reshape(for: columns, capacity: rows)
+            #expect(chunk.count == 0 && chunk.capacity >= rows, "round \(round)")
+            #expect((chunk.words == words) == (rows * (2 + stats.count + values.count) <= words), "round \(round)")
+            let made = (0..<rows).map { i in
+                var v = StatisticValues()
+                for s in stats where random.next() % 4 != 0 { v[s] = Double(random.next() % 512) / 4 }
+                var seconds = CategorySeconds()
+                for value in values where random.next() % 2 == 0 {
+                    seconds[value, default: 0] = Double(1 + random.next() % 60)
+                }
+                return AggregateRow(start: Int64(i) * 60, end: Int64(i + 1) * 60, values: v, seconds: seconds)
+            }
+            for row in made { chunk.append(row) }
+            var filled = columns
+            filled.append(chunk)
+            expectSame(filled, made, "round \(round)")
+            for (k, value) in values.enumerated() {
+                #expect(filled.seconds[k] == made.map { $0.seconds[value] ?? 0 }, "round \(round): \(value)")
+            }
+        }
+    }
+
     /// No rows in an empty range; the widest range there is (whose length overflows) holds all of them.
     @Test func emptyAndUnboundedRanges() throws {
         let (store, folder) = try Pieces().fixture()

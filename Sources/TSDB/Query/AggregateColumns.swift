@@ -117,7 +117,7 @@ extension Store {
             header: { result in
                 columns.prepare(for: result, rows: rows)
                 prepared = true
-                streamed = ColumnChunk(for: columns, capacity: Self.streamedChunkRows)
+                streamed = chunk(for: columns, capacity: Self.streamedChunkRows)
             },
             row: { row in
                 if streamed!.isFull { flush() }
@@ -130,6 +130,7 @@ extension Store {
                 columns.append(chunk)
             })
         flush()
+        if let streamed { keep(streamed) }
         // The streaming aggregate's result holds no rows, only what the scan counted.
         if !prepared { columns.prepare(for: result, rows: 0) }
         columns.result = result

@@ -4,15 +4,20 @@
 /// columns took a quarter of the CPU time of five years of minute buckets (perf).
 ///
 /// Used by one thread at a time: the one filling it, then, handed over through ``InOrderPieces``'
-/// lock, the calling thread copying it out. Reused for later pieces (fresh memory faults in).
+/// lock, the calling thread copying it out. Reused for later pieces and, through the store's
+/// ``Store/chunkPool``, later aggregates (fresh memory faults in a page at a time).
 final class ColumnChunk: @unchecked Sendable {
     /// The room and the rows. Lent out to a sweep while it fills them (``lend(_:)``).
     private var rows: ColumnRows
 
     /// Room for `capacity` rows of `columns`' statistics and category values.
     init(for columns: AggregateColumns, capacity: Int) {
-        let categoryValues = columns.seconds.isEmpty ? [] : columns.result.categoryValues
-        rows = ColumnRows(statistics: columns.result.statistics, categoryValues: categoryValues, capacity: capacity)
+        rows = ColumnRows(
+            statistics: columns.result.statistics, categoryValues: Self.categoryValues(of: columns), capacity: capacity)
+    }
+
+    private static func categoryValues(of columns: AggregateColumns) -> [Int64] {
+        columns.seconds.isEmpty ? [] : columns.result.categoryValues
     }
 
     private init(layout other: ColumnRows, capacity: Int) { rows = ColumnRows(layout: other, capacity: capacity) }
@@ -21,6 +26,23 @@ final class ColumnChunk: @unchecked Sendable {
 
     /// The same columns, empty, with room for `capacity` rows.
     func emptyCopy(capacity: Int) -> ColumnChunk { ColumnChunk(layout: rows, capacity: capacity) }
+
+    /// Empties the chunk and lays it out as `shape`, with room for at least `capacity` rows, in the
+    /// memory it has when that is enough.
+    func reshape(like shape: ColumnChunk, capacity: Int) { rows.reshape(like: shape.rows, capacity: capacity) }
+
+    /// Empties the chunk and lays it out for `columns`' rows, as ``reshape(like:capacity:)``.
+    func reshape(for columns: AggregateColumns, capacity: Int) {
+        rows.reshape(
+            statistics: columns.result.statistics, categoryValues: Self.categoryValues(of: columns), capacity: capacity)
+    }
+
+    /// The chunk's memory, in 8-byte words.
+    var words: Int { rows.room }
+
+    /// The largest chunk a store keeps between aggregates (1 MB: five years of 15-minute buckets cut
+    /// in 16 pieces fill 0.5 MB chunks; longer answers' pieces fault in few pages per row).
+    static let mostWordsKept = 1 << 17
 
     var count: Int { rows.count }
     var capacity: Int { rows.capacity }
@@ -55,26 +77,61 @@ final class ColumnChunk: @unchecked Sendable {
 struct ColumnRows {
     private(set) var words: UnsafeMutablePointer<UInt64>
     private(set) var capacity: Int
+    /// The words allocated at `words` (at least `fields * capacity`).
+    private(set) var room: Int
     var count = 0
     /// The ``Statistic/index`` of each statistic, four bits each, in column order.
-    private let statistics: UInt64
-    private let statisticCount: Int
-    private let categoryValues: [Int64]
+    private var statistics: UInt64
+    private var statisticCount: Int
+    private var categoryValues: [Int64]
     var fields: Int { 2 + statisticCount + categoryValues.count }
 
     init(statistics: [Statistic], categoryValues: [Int64], capacity: Int) {
+        (self.statistics, statisticCount, self.categoryValues) = (
+            Self.indices(statistics), statistics.count, categoryValues
+        )
+        self.capacity = max(capacity, 1)
+        room = (2 + statisticCount + categoryValues.count) * self.capacity
+        words = .allocate(capacity: room)
+    }
+
+    private static func indices(_ statistics: [Statistic]) -> UInt64 {
         var indices: UInt64 = 0
         for (k, s) in statistics.enumerated() { indices |= UInt64(s.index) << (4 * k) }
-        (self.statistics, statisticCount, self.categoryValues) = (indices, statistics.count, categoryValues)
-        self.capacity = max(capacity, 1)
-        words = .allocate(capacity: (2 + statisticCount + categoryValues.count) * self.capacity)
+        return indices
     }
 
     /// Empty room for `capacity` rows laid out as `other`'s.
     init(layout other: ColumnRows, capacity: Int) {
         (statistics, statisticCount, categoryValues) = (other.statistics, other.statisticCount, other.categoryValues)
         self.capacity = max(capacity, 1)
-        words = .allocate(capacity: other.fields * self.capacity)
+        room = other.fields * self.capacity
+        words = .allocate(capacity: room)
+    }
+
+    /// No rows, laid out as `other`'s, with room for at least `capacity` of them: in the words
+    /// already allocated when they are enough (all of them: maybe more rows than asked for).
+    mutating func reshape(like other: ColumnRows, capacity: Int) {
+        (statistics, statisticCount, categoryValues) = (other.statistics, other.statisticCount, other.categoryValues)
+        makeRoom(capacity)
+    }
+
+    /// No rows, laid out for `statistics` and `categoryValues`, as ``reshape(like:capacity:)``.
+    mutating func reshape(statistics: [Statistic], categoryValues: [Int64], capacity: Int) {
+        (self.statistics, statisticCount, self.categoryValues) = (
+            Self.indices(statistics), statistics.count, categoryValues
+        )
+        makeRoom(capacity)
+    }
+
+    private mutating func makeRoom(_ capacity: Int) {
+        let needed = fields * max(capacity, 1)
+        if needed > room {
+            words.deallocate()
+            words = .allocate(capacity: needed)
+            room = needed
+        }
+        (self.capacity, count) = (room / fields, 0)
     }
 
     /// Adds `row` (NaN for an absent statistic, 0 seconds for an absent category value).
@@ -133,7 +190,7 @@ struct ColumnRows {
         let larger = UnsafeMutablePointer<UInt64>.allocate(capacity: fields * capacity * 2)
         for k in 0..<fields { (larger + k * capacity * 2).initialize(from: words + k * capacity, count: count) }
         words.deallocate()
-        (words, capacity) = (larger, capacity * 2)
+        (words, capacity, room) = (larger, capacity * 2, fields * capacity * 2)
     }
 }
 
@@ -155,5 +212,27 @@ extension Statistic {
         case 10: .p95
         default: .p99
         }
+    }
+}
+
+extension Store {
+    /// An empty chunk laid out as `shape` with room for `capacity` rows, from ``chunkPool`` if it
+    /// has one.
+    func chunk(like shape: ColumnChunk, capacity: Int) -> ColumnChunk {
+        guard let chunk = chunkPool.take() else { return shape.emptyCopy(capacity: capacity) }
+        chunk.reshape(like: shape, capacity: capacity)
+        return chunk
+    }
+
+    /// An empty chunk for `columns`' rows with room for `capacity`, from ``chunkPool`` if it has one.
+    func chunk(for columns: AggregateColumns, capacity: Int) -> ColumnChunk {
+        guard let chunk = chunkPool.take() else { return ColumnChunk(for: columns, capacity: capacity) }
+        chunk.reshape(for: columns, capacity: capacity)
+        return chunk
+    }
+
+    /// Gives `chunk`, no longer used, to ``chunkPool`` unless it is too large to keep.
+    func keep(_ chunk: ColumnChunk) {
+        if chunk.words <= ColumnChunk.mostWordsKept { chunkPool.give(chunk) }
     }
 }

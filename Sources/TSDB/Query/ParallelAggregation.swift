@@ -286,6 +286,7 @@ extension Store {
         // page (page faults were 14% of an hourly aggregate's profile, half of them on held rows).
         let spare = Pool<[UInt8]>()
         let chunks = Pool<ColumnChunk>()
+        defer { while let chunk = chunks.take() { keep(chunk) } }
         // Formatters of pieces already done, reused: what they remember (fractions' digits, the
         // day a timestamp is on) carries over to the next piece instead of starting empty.
         let formatters = Pool<any AggregateRowFormatter>()
@@ -297,7 +298,7 @@ extension Store {
                     return try scanPiece(plan, pieces, i, options, walker, &result, row)
                 }
                 // Into a chunk too, handed out at once: no row is made (``AggregateSweep/columns``).
-                let chunk = chunks.take() ?? shape.emptyCopy(capacity: mostRows ?? 1024)
+                let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
                 try scanPiece(plan, pieces, i, options, walker, &result, into: chunk, row)
                 held(.columns(chunk))
                 chunk.removeAll()
@@ -313,7 +314,7 @@ extension Store {
                     let buffer = spare.take() ?? []
                     return try self.scanHeld(plan, pieces, i, options, walker, &format, into: buffer, counts: template)
                 case .columns(let shape):
-                    let chunk = chunks.take() ?? shape.emptyCopy(capacity: mostRows ?? 1024)
+                    let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
                     return try self.scanHeld(plan, pieces, i, options, walker, into: chunk, counts: template)
                 }
             },
