@@ -111,12 +111,10 @@ extension Store {
             chunk.removeAll()
         }
         let rows = expectedRows(aggregatePlan(type, from: from, to: to, options: options), options)
-        var prepared = false
         let result = try aggregate(
             type, from: from, to: to, options: options,
             header: { result in
                 columns.prepare(for: result, rows: rows)
-                prepared = true
                 streamed = chunk(for: columns, capacity: Self.streamedChunkRows)
             },
             row: { row in
@@ -131,8 +129,8 @@ extension Store {
             })
         flush()
         if let streamed { keep(streamed) }
-        // The streaming aggregate's result holds no rows, only what the scan counted.
-        if !prepared { columns.prepare(for: result, rows: 0) }
+        // The header laid the columns out (an aggregate that returns has sent it); the streaming
+        // aggregate's result holds no rows, only what the scan counted.
         columns.result = result
     }
 

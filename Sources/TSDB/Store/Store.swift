@@ -46,9 +46,9 @@ public final class Store: Sendable {
     /// and gives it back, so each is used by one thread at a time; there are at most as many as
     /// scans ran at once.
     let blockPool = Pool<DecodedBlock>()
-    /// Chunks of aggregate rows between aggregates (``ColumnChunk``), for the same reason: a year of
-    /// 15-minute buckets wrote ~0.8 MB of fresh chunks per answer. No more than were in use at
-    /// once, each of at most ``ColumnChunk/mostWordsKept``.
+    /// Chunks of aggregate rows between aggregates (``ColumnChunk``), for the same reason (a year
+    /// of 15-minute buckets into reused columns: 1.229 -> 0.966 ms with them kept). No more than
+    /// were in use at once, each of at most ``ColumnChunk/mostWordsKept``.
     let chunkPool = Pool<ColumnChunk>()
     /// Type kinds and names (`types.json` beside `raw/`), read the first time a query needs them.
     public var catalog: TypeCatalog {
