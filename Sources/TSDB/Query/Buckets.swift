@@ -151,22 +151,26 @@ public struct BucketWalker: Sendable {
         return Bucket(start: start * Self.micros, end: end * Self.micros)
     }
 
-    /// The bucket after `b`, found without a division where buckets run at one width: always for
-    /// fixed buckets; for local minutes and hours while the offset lasts (`run`, in seconds), when
-    /// `b` lies in it and was not cut short by an offset change. Nil elsewhere.
-    func uniformBucket(after b: Bucket, within run: OffsetRun) -> Bucket? {
-        guard b.end > b.start else { return nil }  // not a bucket yet
+    /// The bucket holding `t` (at or after `b.end`), found by arithmetic where buckets run at one
+    /// width: always for fixed buckets; for local minutes and hours while the offset lasts (`run`,
+    /// in seconds), when `b` lies in it, was not cut short by an offset change, and the bucket found
+    /// ends inside it. Nil elsewhere. Sparse samples skip buckets: minutes of resting heart rate
+    /// come one to three minutes apart.
+    func uniformBucket(containing t: Int64, after b: Bucket, within run: OffsetRun) -> Bucket? {
+        guard b.end > b.start, t >= b.end else { return nil }  // not a bucket yet, or t not ahead
         let width: Int64
         switch spec {
-        case .fixed(let seconds): return Bucket(start: b.end, end: b.end + seconds * Self.micros)
+        case .fixed(let seconds): width = seconds * Self.micros
         case .calendar(.minute): width = 60 * Self.micros
         case .calendar(.hour): width = 3600 * Self.micros
         default: return nil
         }
+        let start = b.end + (t - b.end) / width * width
+        if case .fixed = spec { return Bucket(start: start, end: start + width) }
         // Bucket edges in a run are whole seconds.
-        guard b.end - b.start == width, run.contains(b.start / Self.micros), (b.end + width) / Self.micros <= run.end
+        guard b.end - b.start == width, run.contains(b.start / Self.micros), (start + width) / Self.micros <= run.end
         else { return nil }
-        return Bucket(start: b.end, end: b.end + width)
+        return Bucket(start: start, end: start + width)
     }
 
     /// Whether every bucket boundary in `[from, to)` (µs) lies on the 15-minute grid of slot
@@ -210,8 +214,8 @@ struct BucketCursor {
         if t >= recent.start && t < recent.end { return recent }
         if t >= previous.start && t < previous.end { return previous }
         previous = recent
-        // Rows of minutes or quarter hours ask for the next bucket each time: most often it is.
-        if t >= recent.end, let next = walker.uniformBucket(after: recent, within: offsets.run), t < next.end {
+        // Rows of minutes or quarter hours ask for a bucket ahead each time: found by arithmetic.
+        if let next = walker.uniformBucket(containing: t, after: recent, within: offsets.run) {
             recent = next
         } else {
             recent = walker.bucket(containing: t, offsets: &offsets)
