@@ -158,8 +158,20 @@ package enum DayFileParser {
         var index = 0
         var metadataScratch = ByteWriter()
         var caches = FieldCaches()
+        var templates = SampleTemplates()
         repeat {
-            try parseSample(&s, &out, index: index, scratch: &metadataScratch, caches: &caches)
+            s.skipWhitespace()
+            if let sample = templates.match(
+                &s, metadata: out.rawMetadata, canonicalMetadata: out.rawMetadataCanonicalID)
+            {
+                out.samples.append(sample)
+            } else {
+                let warnings = out.warnings.count
+                let k = templates.recording(at: s.position)
+                try parseSample(
+                    &s, &out, index: index, scratch: &metadataScratch, caches: &caches, template: &templates[k])
+                templates[k].finish(at: s.position, as: out.samples.last!, usable: out.warnings.count == warnings)
+            }
             index += 1
         } while s.consume(UInt8(ascii: ","))
         try s.expect(UInt8(ascii: "]"), "',' or ']' after a sample")
@@ -190,7 +202,7 @@ package enum DayFileParser {
 
     private static func parseSample(
         _ s: inout JSONScanner, _ out: inout ParsedDayFile, index: Int, scratch: inout ByteWriter,
-        caches: inout FieldCaches
+        caches: inout FieldCaches, template: inout SampleTemplate
     ) throws(JSONScanner.Failure) {
         s.skipWhitespace()
         let sampleOffset = s.position
@@ -243,6 +255,7 @@ package enum DayFileParser {
                             }
                         }
                     }
+                    template.note(field == fieldStart ? .start : .end, from: valueOffset, to: s.position)
                     if field == fieldStart {
                         sample.start = stamp.microseconds
                         startForm = stamp.form
@@ -261,6 +274,7 @@ package enum DayFileParser {
                     }
                     let range = try s.number()
                     if s.lastNumberHadExponent || range.count >= 300 { try s.checkFinite(range) }
+                    template.note(.value, from: range.lowerBound, to: range.upperBound)
                     if let d = exactDecimal(UnsafeRawBufferPointer(rebasing: s.bytes[range])) {
                         sample.mantissa = d.mantissa
                         sample.valueTag = ValueTag.decimalBase + d.scale
@@ -298,6 +312,7 @@ package enum DayFileParser {
                     }
                     let rawStart = s.position
                     try s.skipValue(depth: 2)
+                    template.note(.metadata, from: rawStart, to: s.position)
                     let raw = UnsafeRawBufferPointer(rebasing: s.bytes[rawStart..<s.position])
                     if let seen = out.rawMetadata.lookup(raw) {
                         sample.metadata = out.rawMetadataCanonicalID[Int(seen)]

@@ -267,3 +267,54 @@ package enum ISO8601 {
         return r < 0 ? (q - 1, r + b) : (q, r)
     }
 }
+
+/// The date and zone of the last timestamp parsed without a fraction: consecutive samples share
+/// them (`2025-03-01T` … `+01:00`), and then only the time of day needs reading, the rest being
+/// known valid. Anything else is parsed in full by ``ISO8601/parse(_:)``.
+struct RecentTimestamps {
+    /// Bytes 0–7 of the text (`YYYY-MM-`) and bytes 8–10 (`DDT`), and the zone after the seconds.
+    private var date: (UInt64, UInt32) = (0, 0)
+    private var zone: UInt64 = 0
+    /// The instant of the local day's midnight at that offset, and the form.
+    private var midnight: Int64 = 0
+    private var form = TimeForm.zulu
+    private var isSet = false
+
+    mutating func parse(_ s: UnsafeRawBufferPointer) throws(ISO8601.Failure) -> Timestamp {
+        let n = s.count
+        // `YYYY-MM-DDTHH:MM:SS` and `Z` or `±HH:MM`: no fraction.
+        guard n == 20 || n == 25, s[19] != UInt8(ascii: ".") else { return try ISO8601.parse(s) }
+        let date = Self.date(s)
+        let zone = Self.zone(s)
+        if isSet && date == self.date && zone == self.zone, let seconds = Self.timeOfDay(s) {
+            return Timestamp(microseconds: midnight + seconds * ISO8601.microsPerSecond, form: form)
+        }
+        let stamp = try ISO8601.parse(s)
+        guard let seconds = Self.timeOfDay(s) else { return stamp }
+        (self.date, self.zone, form, isSet) = (date, zone, stamp.form, true)
+        midnight = stamp.microseconds - seconds * ISO8601.microsPerSecond
+        return stamp
+    }
+
+    @inline(__always) private static func date(_ s: UnsafeRawBufferPointer) -> (UInt64, UInt32) {
+        (s.loadUnaligned(as: UInt64.self), UInt32(s[8]) | UInt32(s[9]) << 8 | UInt32(s[10]) << 16)
+    }
+
+    @inline(__always) private static func zone(_ s: UnsafeRawBufferPointer) -> UInt64 {
+        var z = UInt64(s.count)
+        for i in 19..<s.count { z = z << 8 | UInt64(s[i]) }
+        return z
+    }
+
+    /// `HH:MM:SS` at offset 11 as seconds, or nil if it is not a valid time of day.
+    @inline(__always) private static func timeOfDay(_ s: UnsafeRawBufferPointer) -> Int64? {
+        @inline(__always) func two(_ i: Int) -> Int64 {
+            let (a, b) = (Int64(s[i]) &- 48, Int64(s[i + 1]) &- 48)
+            return UInt64(bitPattern: a) <= 9 && UInt64(bitPattern: b) <= 9 ? a * 10 + b : 99
+        }
+        let (hour, minute, second) = (two(11), two(14), two(17))
+        guard s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"), hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        return hour * 3600 + minute * 60 + second
+    }
+}
