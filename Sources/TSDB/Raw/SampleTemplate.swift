@@ -80,17 +80,17 @@ struct SampleTemplate {
     /// The sample at the scanner's position if it matches the template, the scanner then past it;
     /// else nil with the scanner where it was.
     func match(
-        _ s: inout JSONScanner, _ times: inout RecentTimestamps, metadata: ByteInterner, canonicalMetadata: [Int32]
+        _ s: inout JSONScanner, _ recent: inout RecentValues, metadata: ByteInterner, canonicalMetadata: [Int32]
     ) -> PackedSample? {
         guard isSet else { return nil }
         let begin = s.position
-        if let matched = read(&s, &times, metadata: metadata, canonicalMetadata: canonicalMetadata) { return matched }
+        if let matched = read(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) { return matched }
         s.position = begin
         return nil
     }
 
     private func read(
-        _ s: inout JSONScanner, _ times: inout RecentTimestamps, metadata: ByteInterner, canonicalMetadata: [Int32]
+        _ s: inout JSONScanner, _ recent: inout RecentValues, metadata: ByteInterner, canonicalMetadata: [Int32]
     ) -> PackedSample? {
         let bytes = s.bytes
         var q = s.position
@@ -103,7 +103,7 @@ struct SampleTemplate {
             q += piece.length
             switch piece.field {
             case .start, .end:
-                guard let (stamp, next) = Self.timestamp(bytes, at: q, &times) else { return nil }
+                guard let (stamp, next) = Self.timestamp(bytes, at: q, &recent.times) else { return nil }
                 if piece.field == .start {
                     (out.start, startForm) = (stamp.microseconds, stamp.form)
                 } else {
@@ -118,12 +118,17 @@ struct SampleTemplate {
                 (out.mantissa, out.valueTag) = (d.mantissa, ValueTag.decimalBase + d.scale)
                 q = s.position
             case .metadata:
+                if let (id, length) = recent.metadata(bytes, at: q) {
+                    (out.metadata, q) = (id, q + length)
+                    continue
+                }
                 guard q < bytes.count, bytes[q] == UInt8(ascii: "{") else { return nil }
                 s.position = q
                 guard (try? s.skipValue(depth: 2)) != nil,
                     let id = metadata.lookup(UnsafeRawBufferPointer(rebasing: bytes[q..<s.position]))
                 else { return nil }
                 out.metadata = canonicalMetadata[Int(id)]
+                recent.remember(metadata: canonicalMetadata[Int(id)], at: q, length: s.position - q)
                 q = s.position
             }
         }
@@ -143,6 +148,7 @@ struct SampleTemplate {
         _ bytes: UnsafeRawBufferPointer, at q: Int, _ times: inout RecentTimestamps
     ) -> (Timestamp, Int)? {
         guard q < bytes.count, bytes[q] == UInt8(ascii: "\"") else { return nil }
+        if let (stamp, length) = times.quick(bytes, at: q + 1) { return (stamp, q + length + 2) }
         var r = q + 1
         while r < bytes.count && bytes[r] != UInt8(ascii: "\"") {
             guard bytes[r] >= 0x20 && bytes[r] < 0x7F && bytes[r] != UInt8(ascii: "\\") else { return nil }
@@ -154,28 +160,68 @@ struct SampleTemplate {
     }
 }
 
+/// What the samples just read had, for the next: the date and zone of their timestamps, and
+/// their last few metadata objects (a watch's heart rate moves between three motion contexts).
+struct RecentValues {
+    var times = RecentTimestamps()
+    /// Metadata texts already read in this file (offset, length) and their canonical ids.
+    private var texts = ((0, 0, Int32(0)), (0, 0, Int32(0)), (0, 0, Int32(0)), (0, 0, Int32(0)))
+    private var count = 0
+
+    /// The canonical id and length of a metadata text at `q` equal to one already read: a
+    /// complete object, so the same bytes are the same object and end where it ended.
+    @inline(__always)
+    func metadata(_ bytes: UnsafeRawBufferPointer, at q: Int) -> (Int32, Int)? {
+        for k in 0..<min(count, 4) {
+            let (offset, length, id) =
+                switch k {
+                case 0: texts.0
+                case 1: texts.1
+                case 2: texts.2
+                default: texts.3
+                }
+            if q + length <= bytes.count && memcmp(bytes.baseAddress! + q, bytes.baseAddress! + offset, length) == 0 {
+                return (id, length)
+            }
+        }
+        return nil
+    }
+
+    /// Remembers a metadata text read at `offset`, in place of the oldest.
+    mutating func remember(metadata id: Int32, at offset: Int, length: Int) {
+        let entry = (offset, length, id)
+        switch count % 4 {
+        case 0: texts.0 = entry
+        case 1: texts.1 = entry
+        case 2: texts.2 = entry
+        default: texts.3 = entry
+        }
+        count += 1
+    }
+}
+
 /// The templates of the last few kinds of sample (types interleave in a day file: heart rate
 /// between sleep stages and energy), the last one matched tried first.
 struct SampleTemplates {
     private var templates: [SampleTemplate] = []
     private var lastMatched = 0
     private var oldest = 0
-    private var times = RecentTimestamps()
+    private var recent = RecentValues()
     static let capacity = 6
 
     /// The sample at the scanner's position if a template matches it (see ``SampleTemplate``).
     mutating func match(_ s: inout JSONScanner, metadata: ByteInterner, canonicalMetadata: [Int32]) -> PackedSample? {
         guard !templates.isEmpty else { return nil }
         let first = lastMatched
-        var times = self.times
-        defer { self.times = times }
+        var recent = self.recent
+        defer { self.recent = recent }
         // Borrowed in place: a template copied per sample costs its reference counting.
         let found = templates.withUnsafeBufferPointer { all -> (Int, PackedSample)? in
-            if let sample = all[first].match(&s, &times, metadata: metadata, canonicalMetadata: canonicalMetadata) {
+            if let sample = all[first].match(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) {
                 return (first, sample)
             }
             for k in all.indices where k != first {
-                if let sample = all[k].match(&s, &times, metadata: metadata, canonicalMetadata: canonicalMetadata) {
+                if let sample = all[k].match(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) {
                     return (k, sample)
                 }
             }

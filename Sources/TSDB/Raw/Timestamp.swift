@@ -279,6 +279,18 @@ struct RecentTimestamps {
     private var midnight: Int64 = 0
     private var form = TimeForm.zulu
     private var isSet = false
+    /// The last one's length: 20 (`Z`) or 25 (`±HH:MM`).
+    private var length = 0
+
+    /// The timestamp at `offset` of `bytes` if it has the last one's length, date and zone and is
+    /// followed by a quote (the end of its JSON string), and its length; nil to parse it in full.
+    @inline(__always)
+    func quick(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (Timestamp, Int)? {
+        guard isSet, offset + length < bytes.count, bytes[offset + length] == UInt8(ascii: "\"") else { return nil }
+        let s = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
+        guard Self.date(s) == date && Self.zone(s) == zone, let seconds = Self.timeOfDay(s) else { return nil }
+        return (Timestamp(microseconds: midnight + seconds * ISO8601.microsPerSecond, form: form), length)
+    }
 
     mutating func parse(_ s: UnsafeRawBufferPointer) throws(ISO8601.Failure) -> Timestamp {
         let n = s.count
@@ -291,7 +303,7 @@ struct RecentTimestamps {
         }
         let stamp = try ISO8601.parse(s)
         guard let seconds = Self.timeOfDay(s) else { return stamp }
-        (self.date, self.zone, form, isSet) = (date, zone, stamp.form, true)
+        (self.date, self.zone, form, isSet, length) = (date, zone, stamp.form, true, n)
         midnight = stamp.microseconds - seconds * ISO8601.microsPerSecond
         return stamp
     }
