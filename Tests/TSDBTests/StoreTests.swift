@@ -167,6 +167,29 @@ import Testing
         #expect(try storedSamples(store).map { $0.value.description } == ["60", "62", "61", "63"])
     }
 
+    /// A segment that cannot be written (a folder in the way of its file) stops the compaction
+    /// with an error naming it, though it was written on another thread while later files merged;
+    /// nothing is published, and once the folder is gone the next compaction stores everything.
+    @Test func aSegmentThatCannotBeWrittenStopsTheCompaction() throws {
+        let folder = TemporaryFolder("blocked")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 50, seed: 3, edgeCases: false, start: "2025-03-01")
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        let blocked =
+            layout.storeDirectory + "/"
+            + StoreLayout.segmentRelativePath(
+                type: "HKQuantityTypeIdentifierHeartRate", year: 2025, month: 3, generation: 1)
+        try FileManager.default.createDirectory(atPath: blocked + "/in-the-way", withIntermediateDirectories: true)
+        let error = caught { _ = try Compactor(layout: layout).run() }
+        #expect(
+            error?.kind == .io && error?.path?.hasSuffix("HeartRate.2025-03.g1.seg") == true,
+            "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: layout.manifestPath))
+        try FileManager.default.removeItem(atPath: blocked)
+        _ = try Compactor(layout: layout).run()
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
+    }
+
     @Test func recompactionPublishesANewGenerationAndRemovesTheOld() throws {
         let folder = TemporaryFolder()
         defer { folder.cleanup() }

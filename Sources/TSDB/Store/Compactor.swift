@@ -78,6 +78,12 @@ public final class Compactor {
     var generation: UInt64 = 1
     var report = CompactionReport()
     var syncer = BackgroundSyncer()
+    /// Segments being written on other threads (a full rebuild's day files), and their keys.
+    var writes: SegmentWrites?
+    var submitted: Set<MonthKey> = []
+    /// Segments written on other threads at once, at most: a month of every type (18 in a
+    /// watch's year) and the next month's first, about two months of samples in memory.
+    static let segmentsInFlight = 32
     /// While an export streams in, samples of a written (type, month) join it again (see
     /// ExportCompaction.swift) instead of waiting as late samples.
     var mergingExport = false
@@ -204,6 +210,12 @@ public final class Compactor {
         let exports = files.filter(\.isExport)
         let batches = batchesOfDayFiles.filter { !$0.isEmpty }
         var pendingParse = batches.first.map { startParsing($0) }
+        // Segments are encoded and written on other threads while the next batches merge.
+        writes = SegmentWrites(capacity: Self.segmentsInFlight, syncer: syncer)
+        defer {
+            if let writes { _ = writes.finish() }
+            writes = nil
+        }
         for (k, batch) in batches.enumerated() {
             let results = pendingParse!.wait()
             pendingParse = k + 1 < batches.count ? startParsing(batches[k + 1]) : nil
@@ -223,6 +235,8 @@ public final class Compactor {
                     filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
         }
         try flush(before: .max)
+        try finishWrites()
+        writes = nil
         try rewriteLateMonths()
         for file in exports {
             let before = bytesDone
@@ -338,7 +352,7 @@ public final class Compactor {
         var run: [PackedSample] = []
         func handOver() {
             guard !run.isEmpty else { return }
-            if written[runKey] != nil && !mergingExport {
+            if (written[runKey] != nil || submitted.contains(runKey)) && !mergingExport {
                 late[runKey, default: []] += run
             } else {
                 pending[runKey, default: []] += run
@@ -376,7 +390,13 @@ public final class Compactor {
             let nextMonthDay = key.month.next.start / ISO8601.microsPerDay
             guard day == .max || nextMonthDay <= day else { continue }
             var samples = pending.removeValue(forKey: key)!
-            try writeSegment(key, &samples)
+            if let writes, written[key] == nil, !submitted.contains(key), prefixes[key] == nil {
+                submitted.insert(key)
+                writes.submit(segmentJob(key, samples, prefix: nil))
+            } else {
+                if submitted.contains(key) { try finishWrites() }
+                try writeSegment(key, &samples)
+            }
         }
     }
 
@@ -387,51 +407,39 @@ public final class Compactor {
             try loadStored(existing)
             samples = pending.removeValue(forKey: key)!
         }
-        Self.sortAndDeduplicate(&samples)
-        Self.mergeSameReadings(&samples)
-        Self.orderTies(&samples, strings: strings)
-        let prefix = prefixes.removeValue(forKey: key)
-        if let last = prefix?.lastStart {
-            precondition(samples.first!.start > last, "samples joining a segment's kept blocks start after them")
+        var job = segmentJob(key, samples, prefix: prefixes.removeValue(forKey: key))
+        samples = []
+        record(key, try job.run(syncer: syncer))
+    }
+
+    /// The job of writing `samples` as the segment of `key`.
+    func segmentJob(_ key: MonthKey, _ samples: [PackedSample], prefix: SegmentPrefix?) -> SegmentJob {
+        SegmentJob(
+            key: key, samples: samples, strings: strings, prefix: prefix, options: options,
+            published: publishedSegments[Self.segmentKey(strings.string(key.type), key.month)],
+            storeDirectory: layout.storeDirectory, generation: generation)
+    }
+
+    func record(_ key: MonthKey, _ outcome: SegmentJob.Outcome) {
+        written[key] = outcome.entry
+        if outcome.kept { segmentsKept += 1 }
+    }
+
+    /// Waits for the segments written on other threads and records them; throws the first failure.
+    func finishWrites() throws(TSDBError) {
+        guard let writes else { return }
+        var failure: TSDBError?
+        for (key, result) in writes.finish() {
+            switch result {
+            case .success(let outcome): record(key, outcome)
+            case .failure(let error): failure = failure ?? error
+            }
         }
-        let (y, m) = (key.month.year, key.month.month)
-        let type = strings.string(key.type)
-        var writer = SegmentWriter()
-        writer.blockSamples = options.blockSamples
-        writer.codec = options.codec
-        writer.zstdLevel = options.zstdLevel
-        let bytes = samples.withUnsafeBufferPointer {
-            writer.encode(type: type, year: y, month: m, samples: $0, strings: strings, after: prefix)
-        }
-        let crc = CRC32C.checksum(bytes)
-        if let old = publishedSegments[Self.segmentKey(type, key.month)], old.fileSize == bytes.count,
-            old.fileCRC == crc, fileHolds(old.path, bytes)
-        {
-            written[key] = old
-            segmentsKept += 1
-            return
-        }
-        let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
-        let path = layout.storeDirectory + "/" + relative
-        // fsynced in the background: nothing names this generation's files until the manifest
-        // is published, and run() waits for every fsync before that.
-        try FileSystem.writeAtomically(bytes, to: path, syncFile: false, syncDirectory: false)
-        syncer.sync(path)
-        written[key] = Manifest.SegmentEntry(
-            type: type, year: y, month: m, path: relative, fileSize: bytes.count,
-            fileCRC: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
-            firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
-            maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
+        submitted.removeAll()
+        if let failure { throw failure }
     }
 
     static func segmentKey(_ type: String, _ month: MonthIndex) -> String { "\(type) \(month.rawValue)" }
-
-    /// Whether the store file at `relative` holds exactly `bytes` (read back, not trusted from the manifest).
-    func fileHolds(_ relative: String, _ bytes: [UInt8]) -> Bool {
-        guard let file = try? MappedFile(path: layout.storeDirectory + "/" + relative), file.count == bytes.count
-        else { return false }
-        return file.withBytes { mapped in bytes.withUnsafeBytes { $0.elementsEqual(mapped) } }
-    }
 
     /// Sorts by start, then by every other field (so output does not depend on input order),
     /// and drops exact duplicates (a sample present in two day files is stored once).

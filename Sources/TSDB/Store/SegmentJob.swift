@@ -1,0 +1,110 @@
+import Dispatch
+
+/// One (type, month)'s samples on their way to a segment file, with everything the writing needs,
+/// so that it can run on another thread while the compactor merges the next day files.
+struct SegmentJob: Sendable {
+    let key: Compactor.MonthKey
+    var samples: [PackedSample]
+    /// The compactor's strings when the job was made (a copy: the compactor goes on interning).
+    let strings: ByteInterner
+    /// Stored blocks kept as they are (an incremental rewrite; never on another thread).
+    let prefix: SegmentPrefix?
+    let options: CompactionOptions
+    /// The published generation's segment of this type and month, kept if written again byte for byte.
+    let published: Manifest.SegmentEntry?
+    let storeDirectory: String
+    let generation: UInt64
+
+    struct Outcome: Sendable {
+        var entry: Manifest.SegmentEntry
+        /// The published file was kept.
+        var kept: Bool
+    }
+
+    /// Orders the samples (segment-v3 §5.4), encodes them and writes the file (fsynced by `syncer`).
+    mutating func run(syncer: BackgroundSyncer) throws(TSDBError) -> Outcome {
+        Compactor.sortAndDeduplicate(&samples)
+        Compactor.mergeSameReadings(&samples)
+        Compactor.orderTies(&samples, strings: strings)
+        if let last = prefix?.lastStart {
+            precondition(samples.first!.start > last, "samples joining a segment's kept blocks start after them")
+        }
+        let (y, m) = (key.month.year, key.month.month)
+        let type = strings.string(key.type)
+        var writer = SegmentWriter()
+        writer.blockSamples = options.blockSamples
+        writer.codec = options.codec
+        writer.zstdLevel = options.zstdLevel
+        let bytes = samples.withUnsafeBufferPointer {
+            writer.encode(type: type, year: y, month: m, samples: $0, strings: strings, after: prefix)
+        }
+        let crc = CRC32C.checksum(bytes)
+        if let old = published, old.fileSize == bytes.count, old.fileCRC == crc, fileHolds(old.path, bytes) {
+            return Outcome(entry: old, kept: true)
+        }
+        let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
+        let path = storeDirectory + "/" + relative
+        // fsynced in the background: nothing names this generation's files until the manifest
+        // is published, and run() waits for every fsync before that.
+        try FileSystem.writeAtomically(bytes, to: path, syncFile: false, syncDirectory: false)
+        syncer.sync(path)
+        let entry = Manifest.SegmentEntry(
+            type: type, year: y, month: m, path: relative, fileSize: bytes.count,
+            fileCRC: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
+            firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
+            maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
+        return Outcome(entry: entry, kept: false)
+    }
+
+    /// Whether the store file at `relative` holds exactly `bytes` (read back, not trusted from the manifest).
+    private func fileHolds(_ relative: String, _ bytes: [UInt8]) -> Bool {
+        guard let file = try? MappedFile(path: storeDirectory + "/" + relative), file.count == bytes.count
+        else { return false }
+        return file.withBytes { mapped in bytes.withUnsafeBytes { $0.elementsEqual(mapped) } }
+    }
+}
+
+/// Segment jobs running on other threads while the compactor goes on; at most `capacity` of them
+/// waiting or running at once, so memory stays bounded when writing falls behind reading.
+final class SegmentWrites: Sendable {
+    private let room = DispatchSemaphore(value: 0)
+    private let group = DispatchGroup()
+    private let outcomes = Locked<[(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)]>([])
+    private let syncer: BackgroundSyncer
+
+    init(capacity: Int, syncer: BackgroundSyncer) {
+        self.syncer = syncer
+        // Made at 0 and signalled: libdispatch stops the process when a semaphore is released
+        // below the value it was made with.
+        for _ in 0..<capacity { room.signal() }
+    }
+
+    /// Starts `job`, after waiting for room.
+    func submit(_ job: consuming SegmentJob) {
+        room.wait()
+        group.enter()
+        // Handed over through a lock so that the job's samples have one owner and sort in place.
+        let handOver = Locked<SegmentJob?>(job)
+        DispatchQueue.global().async {
+            var job = handOver.withLock { $0.take() }!
+            let result: Result<SegmentJob.Outcome, TSDBError>
+            do throws(TSDBError) {
+                result = .success(try job.run(syncer: self.syncer))
+            } catch {
+                result = .failure(error)
+            }
+            self.outcomes.withLock { $0.append((job.key, result)) }
+            self.room.signal()
+            self.group.leave()
+        }
+    }
+
+    /// Waits for every job submitted, and gives their outcomes by (type, month).
+    func finish() -> [(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)] {
+        group.wait()
+        return outcomes.withLock { done in
+            defer { done = [] }
+            return done.sorted { $0.0 < $1.0 }
+        }
+    }
+}
