@@ -25,7 +25,8 @@ package enum FileSystem {
             }
             if name == "." || name == ".." { continue }
             var st = stat()
-            guard lstat(directory + "/" + name, &st) == 0 else { continue }
+            // Relative to the open folder: no walk of the whole path for every name.
+            guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             let kind = st.st_mode & S_IFMT
             entries.append(
                 Entry(
