@@ -389,12 +389,13 @@ public final class Compactor {
         for key in pending.keys.sorted() {
             let nextMonthDay = key.month.next.start / ISO8601.microsPerDay
             guard day == .max || nextMonthDay <= day else { continue }
-            var samples = pending.removeValue(forKey: key)!
             if let writes, written[key] == nil, !submitted.contains(key), prefixes[key] == nil {
                 submitted.insert(key)
-                writes.submit(segmentJob(key, samples, prefix: nil))
+                // Moved into the job, never held here too: the job sorts them in place.
+                writes.submit(segmentJob(key, pending.removeValue(forKey: key)!, prefix: nil))
             } else {
                 if submitted.contains(key) { try finishWrites() }
+                var samples = pending.removeValue(forKey: key)!
                 try writeSegment(key, &samples)
             }
         }
@@ -408,12 +409,12 @@ public final class Compactor {
             samples = pending.removeValue(forKey: key)!
         }
         var job = segmentJob(key, samples, prefix: prefixes.removeValue(forKey: key))
-        samples = []
+        samples = []  // the job's now, alone: sorted in place
         record(key, try job.run(syncer: syncer))
     }
 
     /// The job of writing `samples` as the segment of `key`.
-    func segmentJob(_ key: MonthKey, _ samples: [PackedSample], prefix: SegmentPrefix?) -> SegmentJob {
+    func segmentJob(_ key: MonthKey, _ samples: consuming [PackedSample], prefix: SegmentPrefix?) -> SegmentJob {
         SegmentJob(
             key: key, samples: samples, strings: strings, prefix: prefix, options: options,
             published: publishedSegments[Self.segmentKey(strings.string(key.type), key.month)],
