@@ -28,6 +28,14 @@ struct SampleTemplate {
     /// The fields noted, one bit per ``Field`` raw value.
     private var fields: UInt8 = 0
 
+    /// The literal after the last field, through the sample's closing brace.
+    private var tail = (literal: 0, length: 0)
+    /// The template's sample: type, unit, source and device ids, and a `null` value or metadata.
+    private var sample = PackedSample(
+        start: 0, end: 0, mantissa: 0, forms: 0, type: 0, unit: 0, source: 0, device: 0, metadata: 0, valueTag: 0)
+    private var isSet = false
+    private var recordedUpTo = 0
+
     @inline(__always) private func piece(_ k: Int) -> Piece {
         switch k {
         case 0: pieces.0
@@ -36,13 +44,6 @@ struct SampleTemplate {
         default: pieces.3
         }
     }
-    /// The literal after the last field, through the sample's closing brace.
-    private var tail = (literal: 0, length: 0)
-    /// The template's sample: type, unit, source and device ids, and a `null` value or metadata.
-    private var sample = PackedSample(
-        start: 0, end: 0, mantissa: 0, forms: 0, type: 0, unit: 0, source: 0, device: 0, metadata: 0, valueTag: 0)
-    private var isSet = false
-    private var recordedUpTo = 0
 
     // MARK: Recording (while a sample is parsed in full)
 
@@ -215,7 +216,7 @@ struct SampleTemplates {
         let first = lastMatched
         var recent = self.recent
         defer { self.recent = recent }
-        // Borrowed in place: a template copied per sample costs its reference counting.
+        // Borrowed in place: neither a template nor the array is copied or retained per sample.
         let found = templates.withUnsafeBufferPointer { all -> (Int, PackedSample)? in
             if let sample = all[first].match(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) {
                 return (first, sample)

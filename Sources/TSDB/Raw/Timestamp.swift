@@ -287,25 +287,26 @@ struct RecentTimestamps {
     @inline(__always)
     func quick(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (Timestamp, Int)? {
         guard isSet, offset + length < bytes.count, bytes[offset + length] == UInt8(ascii: "\"") else { return nil }
-        let s = UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
-        guard Self.date(s) == date && Self.zone(s) == zone, let seconds = Self.timeOfDay(s) else { return nil }
-        return (Timestamp(microseconds: midnight + seconds * ISO8601.microsPerSecond, form: form), length)
+        return known(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])).map { ($0, length) }
     }
 
     mutating func parse(_ s: UnsafeRawBufferPointer) throws(ISO8601.Failure) -> Timestamp {
-        let n = s.count
-        // `YYYY-MM-DDTHH:MM:SS` and `Z` or `±HH:MM`: no fraction.
-        guard n == 20 || n == 25, s[19] != UInt8(ascii: ".") else { return try ISO8601.parse(s) }
-        let date = Self.date(s)
-        let zone = Self.zone(s)
-        if isSet && date == self.date && zone == self.zone, let seconds = Self.timeOfDay(s) {
-            return Timestamp(microseconds: midnight + seconds * ISO8601.microsPerSecond, form: form)
-        }
+        if let stamp = known(s) { return stamp }
         let stamp = try ISO8601.parse(s)
-        guard let seconds = Self.timeOfDay(s) else { return stamp }
-        (self.date, self.zone, form, isSet, length) = (date, zone, stamp.form, true, n)
+        // Remembered when it is `YYYY-MM-DDTHH:MM:SS` and `Z` or `±HH:MM`: no fraction.
+        guard s.count == 20 || s.count == 25, s[19] != UInt8(ascii: "."), let seconds = Self.timeOfDay(s) else {
+            return stamp
+        }
+        (date, zone, form, isSet, length) = (Self.date(s), Self.zone(s), stamp.form, true, s.count)
         midnight = stamp.microseconds - seconds * ISO8601.microsPerSecond
         return stamp
+    }
+
+    /// `s` if it is the last one's date and zone at another valid time of day.
+    @inline(__always) private func known(_ s: UnsafeRawBufferPointer) -> Timestamp? {
+        guard isSet, s.count == length, Self.date(s) == date, Self.zone(s) == zone, let seconds = Self.timeOfDay(s)
+        else { return nil }
+        return Timestamp(microseconds: midnight + seconds * ISO8601.microsPerSecond, form: form)
     }
 
     @inline(__always) private static func date(_ s: UnsafeRawBufferPointer) -> (UInt64, UInt32) {
