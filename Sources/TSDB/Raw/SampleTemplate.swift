@@ -139,11 +139,6 @@ struct SampleTemplate {
         return out
     }
 
-    @inline(__always)
-    private func same(_ bytes: UnsafeRawBufferPointer, at q: Int, as literal: Int, _ length: Int) -> Bool {
-        q + length <= bytes.count && memcmp(bytes.baseAddress! + q, bytes.baseAddress! + literal, length) == 0
-    }
-
     /// A quoted timestamp of printable ASCII without escapes at `q`, and the offset after it.
     private static func timestamp(
         _ bytes: UnsafeRawBufferPointer, at q: Int, _ times: inout RecentTimestamps
@@ -181,7 +176,7 @@ struct RecentValues {
                 case 2: texts.2
                 default: texts.3
                 }
-            if q + length <= bytes.count && memcmp(bytes.baseAddress! + q, bytes.baseAddress! + offset, length) == 0 {
+            if same(bytes, at: q, as: offset, length) {
                 return (id, length)
             }
         }
@@ -252,4 +247,10 @@ struct SampleTemplates {
         get { templates[k] }
         _modify { yield &templates[k] }
     }
+}
+
+/// Whether the `length` bytes at `q` equal those at `earlier` (both offsets into `bytes`).
+@inline(__always)
+private func same(_ bytes: UnsafeRawBufferPointer, at q: Int, as earlier: Int, _ length: Int) -> Bool {
+    q + length <= bytes.count && memcmp(bytes.baseAddress! + q, bytes.baseAddress! + earlier, length) == 0
 }

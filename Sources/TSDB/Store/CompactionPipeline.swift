@@ -111,15 +111,12 @@ package final class BoundedPipe<Item: Sendable>: @unchecked Sendable {
         var cancelled = false
     }
     private let state = Locked(State())
-    /// Room left. Made at 0 and signalled `capacity` times, not made at `capacity`: libdispatch
-    /// stops the process when a semaphore is released below the value it was made with, which a
-    /// pipe cancelled with items waiting (or a producer waiting for room) is.
-    private let free = DispatchSemaphore(value: 0)
+    /// Room left (``DispatchSemaphore/room(for:)``: a pipe cancelled with items waiting, or a
+    /// producer waiting for room, releases it below its capacity).
+    private let free: DispatchSemaphore
     private let filled = DispatchSemaphore(value: 0)
 
-    package init(capacity: Int) {
-        for _ in 0..<capacity { free.signal() }
-    }
+    package init(capacity: Int) { free = .room(for: capacity) }
 
     /// Producer: waits for room; throws when the consumer has given up.
     package func put(_ item: Item) throws(TSDBError) {
@@ -156,5 +153,16 @@ package final class BoundedPipe<Item: Sendable>: @unchecked Sendable {
     package func cancel() {
         state.withLock { $0.cancelled = true }
         free.signal()
+    }
+}
+
+extension DispatchSemaphore {
+    /// A semaphore counting `capacity` free places. Made at 0 and signalled `capacity` times, not
+    /// made at `capacity`: libdispatch stops the process when a semaphore is released while its
+    /// value is below the one it was made with, which a semaphore waited on when its user gives up is.
+    static func room(for capacity: Int) -> DispatchSemaphore {
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<capacity { room.signal() }
+        return room
     }
 }

@@ -67,16 +67,14 @@ struct SegmentJob: Sendable {
 /// Segment jobs running on other threads while the compactor goes on; at most `capacity` of them
 /// waiting or running at once, so memory stays bounded when writing falls behind reading.
 final class SegmentWrites: Sendable {
-    private let room = DispatchSemaphore(value: 0)
+    private let room: DispatchSemaphore
     private let group = DispatchGroup()
     private let outcomes = Locked<[(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)]>([])
     private let syncer: BackgroundSyncer
 
     init(capacity: Int, syncer: BackgroundSyncer) {
         self.syncer = syncer
-        // Made at 0 and signalled: libdispatch stops the process when a semaphore is released
-        // below the value it was made with.
-        for _ in 0..<capacity { room.signal() }
+        room = .room(for: capacity)
     }
 
     /// Starts `job`, after waiting for room.
