@@ -470,7 +470,7 @@ import Testing
         #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
     }
 
-    @Test func upToDateRunKeepsThePreviousGenerationAndRemovesCrashLeftovers() throws {
+    @Test func upToDateRunRemovesWhatThePublishedGenerationDoesNotName() throws {
         let folder = TemporaryFolder("cleanup")
         defer { folder.cleanup() }
         try generate(folder.path, days: 3, seed: 6, edgeCases: false)
@@ -478,7 +478,7 @@ import Testing
         rebuild.rebuild = true
         let layout = StoreLayout(appleHealthDirectory: folder.path)
         _ = try Compactor(layout: layout).run()
-        _ = try Compactor(layout: layout, options: rebuild).run()  // generation 2; generation 1 kept
+        _ = try Compactor(layout: layout, options: rebuild).run()  // generation 2; generation 1 kept for now
         // What a crashed generation-3 run would leave behind, and one of a store written before
         // segments shared one folder.
         folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate.2025-03.g3.seg")
@@ -486,9 +486,11 @@ import Testing
         folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierStepCount/2025-03.g3.seg")
         let report = try Compactor(layout: layout).run()
         #expect(report.upToDate)
+        // Even a run with nothing to do deletes what the published generation does not name.
         let names = try FileManager.default.contentsOfDirectory(atPath: layout.segmentsDirectory)
-        #expect(names.contains { $0.contains(".g1.") } && names.contains { $0.contains(".g2.") })
-        #expect(!names.contains { $0.contains(".g3.") })
+        #expect(names.contains { $0.contains(".g2.") })
+        #expect(!names.contains { $0.contains(".g1.") || $0.contains(".g3.") })
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
         // Nothing but segment files: the emptied folder went too.
         #expect(names.allSatisfy { $0.hasSuffix(".seg") }, "\(names)")
         #expect(

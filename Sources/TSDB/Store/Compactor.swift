@@ -116,6 +116,9 @@ public final class Compactor {
             }
         }
         let previous = options.rebuild ? nil : published
+        let sweep = SegmentSweep.start(layout, keeping: published)
+        // Deletions may still be running when this returns or throws.
+        defer { sweep.finish() }
         // An explicit rebuild writes every file again, as asked.
         publishedSegments = [:]
         for s in previous?.segments ?? [] { publishedSegments[Self.segmentKey(s.type, s.monthIndex)] = s }
@@ -123,14 +126,14 @@ public final class Compactor {
         generation = (published?.generation ?? 0) + 1
         report.generation = generation
         var rebuildMonths = options.rebuildMonths
-        if let previous {
-            let damage = damagedMonths(in: previous)
+        let listing = try RawFileDiscovery.find(layout)
+        // Also what lets this run write: what a crashed one left is gone.
+        let damage = sweep.damaged()
+        if previous != nil {
             rebuildMonths.formUnion(damage.months)
             report.repairs = damage.findings
             report.monthsRepaired = damage.months.count
         }
-
-        let listing = try RawFileDiscovery.find(layout)
         let files = listing.files
         report.skipped = listing.skipped
         report.ignored = listing.ignored
@@ -149,7 +152,6 @@ public final class Compactor {
                     report.upToDate = true
                     report.generation = previous.generation
                     finishReport(previous, clock: clock)
-                    removeCrashLeftovers(newerThan: previous.generation)
                     return report
                 }
                 manifest = updated
@@ -159,6 +161,7 @@ public final class Compactor {
         } catch {
             // Nothing was published: the segments this run wrote go, as a crash's would.
             _ = try? syncer.finish()
+            sweep.finish()
             removeCrashLeftovers(newerThan: published?.generation ?? 0)
             throw error
         }
@@ -173,9 +176,8 @@ public final class Compactor {
         manifest.generation = generation
         try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
         DamageLog.clear(layout)
-        // Readers that opened the previous generation may still map its files: keep them until
-        // the next publication.
-        removeStaleFiles(manifest, alsoKeeping: published)
+        // The files `published` names stay for readers that opened it, until the next compaction
+        // starts (``SegmentSweep``).
         finishReport(manifest, clock: clock)
         return report
     }
@@ -549,15 +551,5 @@ public final class Compactor {
         let parts = name.split(separator: ".")
         guard parts.count >= 3, parts[parts.count - 2].first == "g" else { return nil }
         return UInt64(parts[parts.count - 2].dropFirst())
-    }
-
-    /// Deletes files under `segments/` that neither the published manifest nor the one before it
-    /// names: older generations, and temporaries or segments left by a crashed run.
-    private func removeStaleFiles(_ manifest: Manifest, alsoKeeping previous: Manifest?) {
-        let keep = Set((manifest.segments + (previous?.segments ?? [])).map { layout.storeDirectory + "/" + $0.path })
-        forEachSegmentFile { path, _ in
-            if !keep.contains(path) { FileSystem.remove(path) }
-        }
-        FileSystem.remove(layout.manifestPath + ".tmp")
     }
 }

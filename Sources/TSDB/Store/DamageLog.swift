@@ -29,34 +29,3 @@ enum DamageLog {
 
     static func clear(_ layout: StoreLayout) { FileSystem.remove(path(layout)) }
 }
-
-extension Compactor {
-    /// UTC months whose published segments must be rebuilt: a segment
-    /// that is missing, has the wrong size, or that a read found damaged (``DamageLog``).
-    func damagedMonths(in manifest: Manifest) -> (months: Set<MonthIndex>, findings: [String]) {
-        let reported = DamageLog.read(layout)
-        var months = Set<MonthIndex>()
-        var findings: [String] = []
-        for segment in manifest.segments {
-            let path = layout.storeDirectory + "/" + segment.path
-            var problem: String?
-            if reported.contains(segment.path) {
-                problem = "a read found it damaged"
-            } else if let status = try? FileSystem.status(path) {
-                if status.size != segment.fileSize {
-                    problem = "\(status.size) bytes, the manifest says \(segment.fileSize)"
-                }
-            } else {
-                problem = "missing"
-            }
-            if let problem {
-                months.insert(segment.monthIndex)
-                findings.append(
-                    "\(path): \(problem); rebuilding \(monthKey(year: segment.year, month: segment.month)) from "
-                        + "the raw files"
-                )
-            }
-        }
-        return (months, findings)
-    }
-}
