@@ -18,8 +18,11 @@ final class ParseJob: @unchecked Sendable {
 
     func wait() -> [Result<ParsedDayFile, TSDBError>] {
         done.wait()
-        return slots.map { $0! }
+        return results
     }
+
+    /// The results, once every file is parsed.
+    var results: [Result<ParsedDayFile, TSDBError>] { slots.map { $0! } }
 }
 
 /// fsyncs files in the background, up to eight at a time: the device serves flushes side by

@@ -297,30 +297,41 @@ public final class Compactor {
     /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
     func startParsing(_ batch: [RawFile]) -> ParseJob {
         let job = ParseJob(count: batch.count)
-        let parallel = options.threads > 1 && batch.count > 1
-        let reader = options.exportReader
-        DispatchQueue.global().async {
-            let work = { @Sendable (i: Int) in
-                let file = batch[i]
-                job.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
-                    let mapped = try MappedFile(path: file.absolutePath)
-                    mapped.adviseSequential()
-                    return try mapped.withBytes { (b) throws(TSDBError) in
-                        var parsed = try file.parse(b, exportReader: reader)
-                        parsed.contentHash = ContentHash.hash(b)
-                        parsed.months = Self.months(of: parsed.samples)
-                        return parsed
-                    }
-                }
-            }
-            if parallel {
-                DispatchQueue.concurrentPerform(iterations: batch.count, execute: work)
-            } else {
-                for i in 0..<batch.count { work(i) }
-            }
+        DispatchQueue.global().async { [options] in
+            Self.parse(batch, into: job, options: options)
             job.done.signal()
         }
         return job
+    }
+
+    /// Parses `batch` now, on this thread and (for several files) the other cores: one result per file.
+    /// A small compaction's few new files are parsed here rather than handed to a thread to wait for.
+    func parse(_ batch: [RawFile]) -> [Result<ParsedDayFile, TSDBError>] {
+        let job = ParseJob(count: batch.count)
+        Self.parse(batch, into: job, options: options)
+        return job.results
+    }
+
+    private static func parse(_ batch: [RawFile], into job: ParseJob, options: CompactionOptions) {
+        let reader = options.exportReader
+        let work = { @Sendable (i: Int) in
+            let file = batch[i]
+            job.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
+                let mapped = try MappedFile(path: file.absolutePath)
+                mapped.adviseSequential()
+                return try mapped.withBytes { (b) throws(TSDBError) in
+                    var parsed = try file.parse(b, exportReader: reader)
+                    parsed.contentHash = ContentHash.hash(b)
+                    parsed.months = Self.months(of: parsed.samples)
+                    return parsed
+                }
+            }
+        }
+        if options.threads > 1 && batch.count > 1 {
+            DispatchQueue.concurrentPerform(iterations: batch.count, execute: work)
+        } else {
+            for i in 0..<batch.count { work(i) }
+        }
     }
 
     /// The sorted UTC months the samples start in.

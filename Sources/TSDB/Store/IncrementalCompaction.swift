@@ -62,7 +62,7 @@ extension Compactor {
 
         // Parse the new and changed files; a rewrite with identical content is not a change.
         var fresh: [(RawFile, ParsedDayFile)] = []
-        let results = plan.candidates.isEmpty ? [] : startParsing(plan.candidates).wait()
+        let results = parse(plan.candidates)
         for (file, result) in zip(plan.candidates, results) {
             let old = plan.previousEntry[file.relativePath]
             if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size
@@ -118,7 +118,7 @@ extension Compactor {
         }
         let dayFileContributors = contributors.filter { !$0.isExport }
         if !dayFileContributors.isEmpty {
-            for result in startParsing(dayFileContributors).wait() {
+            for result in parse(dayFileContributors) {
                 // Unchanged on disk but unreadable now (e.g. permissions): its months cannot be rebuilt
                 // faithfully, so the whole change is refused rather than silently losing samples.
                 guard case .success(let parsed) = result else {
