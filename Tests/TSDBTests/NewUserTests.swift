@@ -89,6 +89,18 @@ import Testing
         #expect(head.status == 0 && head.stderr.isEmpty, "\(head.status) \(head.stderr)")
     }
 
+    /// `tsdb --version` goes through the same output as every command: a failed write is an error.
+    @Test func versionIsWrittenLikeAnyOutput() throws {
+        let plain = try tsdbShell(["--version"])
+        let parts = plain.stdout.dropLast().split(separator: ".", omittingEmptySubsequences: false)
+        #expect(plain.status == 0 && plain.stdout.hasSuffix("\n") && parts.count == 3, "\(plain.stdout)")
+        #expect(parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }, "\(plain.stdout)")
+        let full = try tsdbShell(["--version"], "> /dev/full")
+        #expect(
+            full.status == 1 && full.stderr.contains("cannot write the output: No space left on device"),
+            "\(full.status) \(full.stderr)")
+    }
+
     @Test func demoWritesItsStepsInOrderAndNoticesAFullDisk() throws {
         let folder = TemporaryFolder("demo-order")
         defer { folder.cleanup() }

@@ -110,11 +110,10 @@ extension Store {
             columns.append(chunk)
             chunk.removeAll()
         }
-        let rows = expectedRows(aggregatePlan(type, from: from, to: to, options: options), options)
         let result = try aggregate(
             type, from: from, to: to, options: options,
-            header: { result in
-                columns.prepare(for: result, rows: rows)
+            header: { result, plan in
+                columns.prepare(for: result, rows: expectedRows(plan, options))
                 streamed = chunk(for: columns, capacity: Self.streamedChunkRows)
             },
             row: { row in

@@ -313,7 +313,8 @@ extension Store {
         header: (AggregateResult) -> Void, row: (AggregateRow) -> Void
     ) throws(TSDBError) -> AggregateResult {
         try aggregate(
-            type, from: from, to: to, options: options, header: header, row: row, holding: { .rows }, held: { _ in })
+            type, from: from, to: to, options: options, header: { result, _ in header(result) }, row: row,
+            holding: { .rows }, held: { _ in })
     }
 
     /// Aggregates like ``aggregate(_:from:to:options:header:row:)``, handing out the rows as bytes
@@ -333,7 +334,7 @@ extension Store {
             pending.removeAll(keepingCapacity: true)
         }
         let result = try aggregate(
-            type, from: from, to: to, options: options, header: { formatter = header($0) },
+            type, from: from, to: to, options: options, header: { result, _ in formatter = header(result) },
             row: { row in
                 formatter!.append(row, to: &pending)
                 if pending.count >= 1 << 16 { flush() }
@@ -348,19 +349,20 @@ extension Store {
         return result
     }
 
-    /// The aggregate behind the public forms: `holding` (asked once the header is out) says how
-    /// a second thread keeps its rows until they go out; `held` takes what it kept (formatted
-    /// bytes or columns), in order, and rows kept as rows go to `row`.
+    /// The aggregate behind the public forms: `header` also gets the plan (the range resolved);
+    /// `holding` (asked once the header is out) says how a second thread keeps its rows until
+    /// they go out; `held` takes what it kept (formatted bytes or columns), in order, and rows
+    /// kept as rows go to `row`.
     func aggregate(
         _ type: String, from: Int64?, to: Int64?, options: AggregateOptions,
-        header: (AggregateResult) -> Void, row: (AggregateRow) -> Void,
+        header: (AggregateResult, AggregatePlan) -> Void, row: (AggregateRow) -> Void,
         holding: () -> PieceHolding, held: (AggregatePieces.Held.Output) -> Void
     ) throws(TSDBError) -> AggregateResult {
         let plan = aggregatePlan(type, from: from, to: to, options: options)
         var result = AggregateResult(
             type: type, kind: plan.kind, statistics: plan.statistics, categoryValues: [], rows: [])
         guard plan.hi > plan.lo else {
-            header(result)
+            header(result, plan)
             return result
         }
         var credits: IntervalCredits?
@@ -378,7 +380,7 @@ extension Store {
             credits = IntervalCredits(
                 pieces, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
         }
-        header(result)
+        header(result, plan)
         let walker = BucketWalker(
             spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
         if credits == nil, plan.pointStatistics, let pieces = parallelPieces(plan, options: options, walker: walker) {
