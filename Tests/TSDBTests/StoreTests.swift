@@ -132,6 +132,25 @@ import Testing
         #expect(Set(try storedSamples(Store(at: folder.path))) == Set(good.keys))
     }
 
+    /// A day file in another month's or year's folder is reported with where it belongs; a name
+    /// that is no calendar date is not a day file.
+    @Test func dayFilesInTheWrongFolderAreSkipped() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 2, seed: 8, edgeCases: false)
+        let good = try rawSampleSet(folder.path + "/raw")
+        folder.write(#"{"date":"2025-03-10","samples":[]}"#, to: "raw/2025/04/2025-03-10.json")
+        folder.write(#"{"date":"2024-03-11","samples":[]}"#, to: "raw/2025/03/2024-03-11.json")
+        folder.write(#"{"date":"2025-02-30","samples":[]}"#, to: "raw/2025/02/2025-02-30.json")
+        let report = try compact(folder.path)
+        let reasons = report.skipped.map(\.description)
+        #expect(reasons.contains { $0.contains("raw/2025/04/2025-03-10.json") && $0.contains("belongs in 2025/03/") })
+        #expect(reasons.contains { $0.contains("raw/2025/03/2024-03-11.json") && $0.contains("belongs in 2024/03/") })
+        #expect(report.skipped.count == 2, "\(reasons)")
+        #expect(report.ignored.contains { $0.hasSuffix("raw/2025/02/2025-02-30.json") })
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(good.keys))
+    }
+
     @Test func symlinkOutsideRawIsNotFollowed() throws {
         let folder = TemporaryFolder()
         defer { folder.cleanup() }

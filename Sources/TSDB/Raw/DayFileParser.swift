@@ -133,19 +133,30 @@ package enum DayFileParser {
         guard sawSamples else { throw s.fail("the day file has no \"samples\" array", at: 0) }
     }
 
-    package static func isCalendarDate(_ text: String) -> Bool {
-        let u = Array(text.utf8)
-        guard u.count == 10, u[4] == 45, u[7] == 45 else { return false }
-        func num(_ r: Range<Int>) -> Int? {
-            var v = 0
-            for i in r {
-                guard u[i] >= 48 && u[i] <= 57 else { return nil }
-                v = v * 10 + Int(u[i] - 48)
+    package static func isCalendarDate(_ text: String) -> Bool { calendarDate(text) != nil }
+
+    /// The date `text` names as `YYYY-MM-DD`, or nil. Read from its bytes as they are (a listing
+    /// of day files asks for every name).
+    package static func calendarDate(_ text: some StringProtocol) -> (year: Int, month: Int, day: Int)? {
+        guard text.utf8.count == 10 else { return nil }
+        var (y, m, d) = (0, 0, 0)
+        for (i, c) in text.utf8.enumerated() {
+            if i == 4 || i == 7 {
+                guard c == UInt8(ascii: "-") else { return nil }
+                continue
             }
-            return v
+            guard c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") else { return nil }
+            let digit = Int(c - UInt8(ascii: "0"))
+            if i < 4 {
+                y = y * 10 + digit
+            } else if i < 7 {
+                m = m * 10 + digit
+            } else {
+                d = d * 10 + digit
+            }
         }
-        guard let y = num(0..<4), let m = num(5..<7), let d = num(8..<10), (1...12).contains(m) else { return false }
-        return d >= 1 && d <= ISO8601.daysInMonth(year: y, month: m)
+        guard (1...12).contains(m), d >= 1, d <= ISO8601.daysInMonth(year: y, month: m) else { return nil }
+        return (y, m, d)
     }
 
     private static func parseSamples(_ s: inout JSONScanner, _ out: inout ParsedDayFile) throws(JSONScanner.Failure) {

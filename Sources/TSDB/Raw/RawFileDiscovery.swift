@@ -58,14 +58,19 @@ enum RawFileDiscovery {
                     out.ignored.append(monthPath)
                     continue
                 }
+                // What every file of the month shares, made once: a listing makes a year's paths.
+                let folder = monthPath + "/"
+                let relativeFolder = year.name + "/" + month.name + "/"
+                // Four and two digits, checked above.
+                let (folderYear, folderMonth) = (Int(year.name) ?? 0, Int(month.name) ?? 0)
                 for file in list(monthPath) {
-                    let path = monthPath + "/" + file.name
-                    let stem = file.name.hasSuffix(".json") ? String(file.name.dropLast(5)) : ""
-                    guard DayFileParser.isCalendarDate(stem) else {
+                    let path = folder + file.name
+                    let stem = file.name.hasSuffix(".json") ? file.name.dropLast(5) : ""
+                    guard let date = DayFileParser.calendarDate(stem) else {
                         out.ignored.append(path)
                         continue
                     }
-                    guard stem.hasPrefix(year.name + "-" + month.name + "-") else {
+                    guard date.year == folderYear && date.month == folderMonth else {
                         out.skipped.append(
                             TSDBError.invalidInput(
                                 "day file is in the wrong folder: \(stem) belongs in "
@@ -86,9 +91,7 @@ enum RawFileDiscovery {
                             continue
                         }
                     }
-                    let u = Array(stem.utf8)
-                    func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
-                    let day = ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
+                    let day = ISO8601.days(year: date.year, month: date.month, day: date.day)
                     // A link's size and mtime are its target's; a plain file's come from the listing.
                     var status = (size: file.size, mtimeNanoseconds: file.mtimeNanoseconds)
                     if file.isSymlink {
@@ -99,8 +102,8 @@ enum RawFileDiscovery {
                     }
                     out.files.append(
                         RawFile(
-                            relativePath: "\(year.name)/\(month.name)/\(file.name)", absolutePath: path, day: day,
-                            dateText: stem, size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
+                            relativePath: relativeFolder + file.name, absolutePath: path, day: day,
+                            dateText: String(stem), size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
                 }
             }
         }

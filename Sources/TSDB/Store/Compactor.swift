@@ -68,10 +68,11 @@ public final class Compactor {
     var written: [MonthKey: Manifest.SegmentEntry] = [:]
     /// Stored blocks that the rewrite of a (type, month) keeps as they are (IncrementalCompaction.swift).
     var prefixes: [MonthKey: SegmentPrefix] = [:]
-    /// The published generation's segments by type and month: one that a full rebuild (not an
-    /// explicit `rebuild`) writes again byte for byte keeps its file (a newer export rewrites only
-    /// the months it changes).
-    var publishedSegments: [String: Manifest.SegmentEntry] = [:]
+    /// The published generation's segments by month: one that a full rebuild (not an explicit
+    /// `rebuild`) writes again byte for byte keeps its file (a newer export rewrites only the
+    /// months it changes). By month, then searched by type: keys made of the type's name and the
+    /// month were a string built and hashed per segment of the store on every run.
+    var publishedSegments: [MonthIndex: [Manifest.SegmentEntry]] = [:]
     /// Segments written this run that kept a published file.
     var segmentsKept = 0
     var late: [MonthKey: [PackedSample]] = [:]
@@ -121,7 +122,7 @@ public final class Compactor {
         defer { sweep.finish() }
         // An explicit rebuild writes every file again, as asked.
         publishedSegments = [:]
-        for s in previous?.segments ?? [] { publishedSegments[Self.segmentKey(s.type, s.monthIndex)] = s }
+        for s in previous?.segments ?? [] { publishedSegments[s.monthIndex, default: []].append(s) }
         segmentsKept = 0
         generation = (published?.generation ?? 0) + 1
         report.generation = generation
@@ -430,7 +431,7 @@ public final class Compactor {
     func segmentJob(_ key: MonthKey, _ samples: consuming [PackedSample], prefix: SegmentPrefix?) -> SegmentJob {
         SegmentJob(
             key: key, samples: samples, strings: strings, prefix: prefix, options: options,
-            published: publishedSegments[Self.segmentKey(strings.string(key.type), key.month)],
+            published: publishedSegment(key),
             storeDirectory: layout.storeDirectory, generation: generation)
     }
 
@@ -453,7 +454,12 @@ public final class Compactor {
         if let failure { throw failure }
     }
 
-    static func segmentKey(_ type: String, _ month: MonthIndex) -> String { "\(type) \(month.rawValue)" }
+    /// The published segment of `key`'s type and month, if any.
+    func publishedSegment(_ key: MonthKey) -> Manifest.SegmentEntry? {
+        guard let month = publishedSegments[key.month] else { return nil }
+        let type = strings.string(key.type)
+        return month.first { $0.type == type }
+    }
 
     /// Sorts by start, then by every other field (so output does not depend on input order),
     /// and drops exact duplicates (a sample present in two day files is stored once).

@@ -7,24 +7,42 @@ extension Compactor {
     struct IncrementalPlan {
         /// Files whose size or mtime differ from the manifest, or that it does not list.
         var candidates: [RawFile] = []
+        /// The manifest's entry of each candidate (nil: a new file).
+        var candidateEntries: [Manifest.RawFileEntry?] = []
         var unchanged: [RawFile] = []
+        /// The manifest's entry of each unchanged file.
+        var unchangedEntries: [Manifest.RawFileEntry] = []
         var deleted: [Manifest.RawFileEntry] = []
         /// Exports with the manifest's bytes under a new mtime (also in `unchanged`).
         var touchedExports: [RawFile] = []
-        var previousEntry: [String: Manifest.RawFileEntry] = [:]
 
+        /// Pairs the listing with the manifest's entries in one pass over both in path order (the
+        /// listing is in date order, the export first, which is path order; the manifest is kept
+        /// sorted by path): hashing every path into a dictionary and a set was a tenth of a
+        /// one-day compaction's instructions. `candidates`, `unchanged` and `deleted` keep that order.
         init(files: [RawFile], previous: Manifest) {
-            for e in previous.rawFiles { previousEntry[e.path] = e }
-            var present = Set<String>()
+            let files = files.inOrder { $0.relativePath < $1.relativePath }
+            let old = previous.rawFiles.inOrder { $0.path < $1.path }
+            var j = 0
             for f in files {
-                present.insert(f.relativePath)
-                if let e = previousEntry[f.relativePath], e.size == f.size, e.mtimeNanoseconds == f.mtimeNanoseconds {
+                while j < old.count && old[j].path < f.relativePath {
+                    deleted.append(old[j])
+                    j += 1
+                }
+                var entry: Manifest.RawFileEntry?
+                if j < old.count && old[j].path == f.relativePath {
+                    entry = old[j]
+                    j += 1
+                }
+                if let e = entry, e.size == f.size, e.mtimeNanoseconds == f.mtimeNanoseconds {
                     unchanged.append(f)
+                    unchangedEntries.append(e)
                 } else {
                     candidates.append(f)
+                    candidateEntries.append(entry)
                 }
             }
-            deleted = previous.rawFiles.filter { !present.contains($0.path) }
+            deleted += old[j...]
         }
 
         /// Hashes the exports whose size matches the manifest but whose mtime does not: the same
@@ -32,17 +50,22 @@ extension Compactor {
         /// rebuild a new export needs.
         mutating func recogniseTouchedExports() throws(TSDBError) {
             var changed: [RawFile] = []
-            for f in candidates {
-                guard f.isExport, let old = previousEntry[f.relativePath], old.size == f.size,
+            var changedEntries: [Manifest.RawFileEntry?] = []
+            for (f, old) in zip(candidates, candidateEntries) {
+                guard f.isExport, let old, old.size == f.size,
                     try MappedFile(path: f.absolutePath).withBytes({ ContentHash.hash($0) }) == old.contentHash
                 else {
                     changed.append(f)
+                    changedEntries.append(old)
                     continue
                 }
                 touchedExports.append(f)
-                unchanged.append(f)
+                // In path order, as the rest of `unchanged`.
+                let at = unchanged.firstIndex { f.relativePath < $0.relativePath } ?? unchanged.count
+                unchanged.insert(f, at: at)
+                unchangedEntries.insert(old, at: at)
             }
-            candidates = changed
+            (candidates, candidateEntries) = (changed, changedEntries)
         }
     }
 
@@ -51,25 +74,31 @@ extension Compactor {
         _ plan: IncrementalPlan, previous: Manifest, rebuilding damaged: Set<MonthIndex>,
         progress: ((CompactionProgress) -> Void)?
     ) throws(TSDBError) -> Manifest? {
-        var entries: [String: Manifest.RawFileEntry] = [:]
-        for f in plan.unchanged { entries[f.relativePath] = plan.previousEntry[f.relativePath]! }
+        // The manifest's entries: the unchanged files' (parallel to `plan.unchanged`), and what
+        // becomes of each candidate's (parallel to `plan.candidates`; nil: none).
+        var entries = plan.unchangedEntries
+        var candidateEntries = [Manifest.RawFileEntry?](repeating: nil, count: plan.candidates.count)
         var rebuild = damaged
         var touchedOnly = !plan.touchedExports.isEmpty
-        for f in plan.touchedExports { entries[f.relativePath]!.mtimeNanoseconds = f.mtimeNanoseconds }
+        for f in plan.touchedExports {
+            if let i = plan.unchanged.firstIndex(where: { $0.relativePath == f.relativePath }) {
+                entries[i].mtimeNanoseconds = f.mtimeNanoseconds
+            }
+        }
         report.filesTouched += plan.touchedExports.count
         for e in plan.deleted { rebuild.formUnion(e.months) }
         report.filesDeleted = plan.deleted.count
 
         // Parse the new and changed files; a rewrite with identical content is not a change.
-        var fresh: [(RawFile, ParsedDayFile)] = []
+        var fresh: [(index: Int, file: RawFile, parsed: ParsedDayFile)] = []
         let results = parse(plan.candidates)
-        for (file, result) in zip(plan.candidates, results) {
-            let old = plan.previousEntry[file.relativePath]
+        for (i, (file, result)) in zip(plan.candidates, results).enumerated() {
+            let old = plan.candidateEntries[i]
             if case .success(let parsed) = result, let old, old.contentHash == parsed.contentHash, old.size == file.size
             {
                 var e = old
                 e.mtimeNanoseconds = file.mtimeNanoseconds
-                entries[file.relativePath] = e
+                candidateEntries[i] = e
                 touchedOnly = true
                 report.filesTouched += 1
                 continue
@@ -82,14 +111,14 @@ extension Compactor {
             } else {
                 report.filesAdded += 1
             }
-            fresh.append((file, parsed))
+            fresh.append((i, file, parsed))
         }
         var append = Set<MonthIndex>()
-        for (_, p) in fresh { append.formUnion(p.months) }
+        for f in fresh { append.formUnion(f.parsed.months) }
         append.subtract(rebuild)
         // Stored samples do not say which came from the export, so a month an unchanged export
         // contributes to is rebuilt from its inputs rather than appended to (segment-v3 §5.4).
-        let exportMonths = Set(entries.values.filter(\.isExport).flatMap(\.months))
+        let exportMonths = Set((entries + candidateEntries.compactMap { $0 }).filter(\.isExport).flatMap(\.months))
         let fromExport = append.intersection(exportMonths)
         rebuild.formUnion(fromExport)
         append.subtract(fromExport)
@@ -98,19 +127,19 @@ extension Compactor {
         guard !rebuild.isEmpty || !append.isEmpty || !plan.deleted.isEmpty else {
             if !touchedOnly { return nil }
             var m = previous
-            m.rawFiles = entries.values.sorted { $0.path < $1.path }
+            m.rawFiles = Self.inPathOrder(entries, candidateEntries.compactMap { $0 })
             return m
         }
 
         // Months with a change or deletion are rebuilt from every raw file that contributes
         // to them; months that only gained files keep their stored samples.
-        let contributors = plan.unchanged.filter { !rebuild.isDisjoint(with: entries[$0.relativePath]!.months) }
+        let contributors = zip(plan.unchanged, entries).filter { !rebuild.isDisjoint(with: $1.months) }.map(\.0)
         var done = 0
         let total = fresh.count + contributors.count
         progress?(CompactionProgress(filesDone: 0, filesTotal: total, bytesDone: 0, bytesTotal: 0))
-        for (file, parsed) in fresh {
+        for (i, file, parsed) in fresh {
             let months = merge(parsed, keep: { rebuild.contains($0) || append.contains($0) })
-            entries[file.relativePath] = entry(file, parsed, months)
+            candidateEntries[i] = entry(file, parsed, months)
             done += 1
         }
         for export in contributors where export.isExport {
@@ -146,8 +175,26 @@ extension Compactor {
         let replaced = rebuild.union(append)
         manifest.segments = (previous.segments.filter { !replaced.contains($0.monthIndex) } + carried + written.values)
             .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
-        manifest.rawFiles = entries.values.sorted { $0.path < $1.path }
+        manifest.rawFiles = Self.inPathOrder(entries, candidateEntries.compactMap { $0 })
         return manifest
+    }
+
+    /// Two lists of entries, each in path order, merged into one.
+    static func inPathOrder(_ a: [Manifest.RawFileEntry], _ b: [Manifest.RawFileEntry]) -> [Manifest.RawFileEntry] {
+        guard !b.isEmpty else { return a }
+        var out: [Manifest.RawFileEntry] = []
+        out.reserveCapacity(a.count + b.count)
+        var (i, j) = (0, 0)
+        while i < a.count && j < b.count {
+            if b[j].path < a[i].path {
+                out.append(b[j])
+                j += 1
+            } else {
+                out.append(a[i])
+                i += 1
+            }
+        }
+        return out + a[i...] + b[j...]
     }
 
     /// Prepares a stored segment for the samples pending for it (a month that only gained files):
@@ -209,5 +256,13 @@ extension Compactor {
             }
         }
         pending[key] = samples
+    }
+}
+
+extension Array {
+    /// The elements in the order `less` gives: the array itself when it is already in that order.
+    fileprivate func inOrder(by less: (Element, Element) -> Bool) -> [Element] {
+        for i in indices.dropFirst() where less(self[i], self[i - 1]) { return sorted(by: less) }
+        return self
     }
 }

@@ -138,10 +138,10 @@ public struct StoreVerifier {
             report.findings.append(Finding(kind: .rawFileUnreadable, path: e.path, detail: e.message))
         }
         let plan = Compactor.IncrementalPlan(files: listing.files, previous: manifest)
-        for f in plan.candidates {
+        for (f, old) in zip(plan.candidates, plan.candidateEntries) {
             do throws(TSDBError) {
                 _ = try parse(f)
-                let detail = plan.previousEntry[f.relativePath] == nil ? "added" : "modified"
+                let detail = old == nil ? "added" : "modified"
                 report.findings.append(Finding(kind: .rawFileChanged, path: f.absolutePath, detail: detail))
             } catch {
                 report.findings.append(
