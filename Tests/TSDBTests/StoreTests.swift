@@ -149,6 +149,15 @@ import Testing
         #expect(report.skipped.count == 2, "\(reasons)")
         #expect(report.ignored.contains { $0.hasSuffix("raw/2025/02/2025-02-30.json") })
         #expect(Set(try storedSamples(Store(at: folder.path))) == Set(good.keys))
+        // Folders are listed in the file system's order; what is reported comes sorted.
+        for name in ["notes.md", "a.txt", "zz.json", "2025-03-1.json", "backup", ".DS_Store", "m.bak"] {
+            folder.write("x", to: "raw/2025/03/" + name)
+            folder.write(#"{"date":"2025-05-02","samples":[]}"#, to: "raw/2025/0\(name.count % 3 + 4)/2025-05-02.json")
+        }
+        let again = try compact(folder.path)
+        #expect(again.ignored.count >= 7 && again.ignored == again.ignored.sorted(), "\(again.ignored)")
+        let paths = again.skipped.map { $0.path ?? "" }
+        #expect(paths.count >= 4 && paths == paths.sorted(), "\(paths)")
     }
 
     @Test func symlinkOutsideRawIsNotFollowed() throws {
@@ -512,8 +521,14 @@ import Testing
         #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
         // Nothing but segment files: the emptied folder went too.
         #expect(names.allSatisfy { $0.hasSuffix(".seg") }, "\(names)")
-        #expect(
-            Compactor.generation(ofSegmentFile: "2025-03.g12.seg") == 12
-                && Compactor.generation(ofSegmentFile: "notes.txt") == nil)
+        let generations: [(String, UInt64?)] = [
+            ("HKQuantityTypeIdentifierHeartRate.2025-03.g12.seg", 12), ("2025-03.g0.seg", 0), ("notes.txt", nil),
+            (".g5.seg", nil), ("g5.seg", nil), ("x.g.seg", nil), ("x.G5.seg", nil), ("x.g5a.seg", nil),
+            ("x.g5.seg.tmp", nil), ("x.g5.segment", nil), ("x.g18446744073709551615.seg", .max),
+            ("x.g18446744073709551616.seg", nil),
+        ]
+        for (name, generation) in generations {
+            #expect(Compactor.generation(ofSegmentFile: name) == generation, "\(name)")
+        }
     }
 }

@@ -128,8 +128,9 @@ struct ByteReader {
         let n = try count("\(what) length", limit: remaining)
         let raw = try bytes(n, what)
         if let previous, Self.same(previous, raw) { return previous }
-        // ASCII (every path and type name tsdb writes) is valid as it is: the generic validation
-        // took about 1,700 instructions per string, a manifest's 600 paths 4% of a one-day compaction.
+        // ASCII (every path and type name tsdb writes) is valid as it is: decoding a year's
+        // manifest took 1.82M instructions with the generic validation (and a generic comparison
+        // for `previous`), 1.19M without (callgrind).
         if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
         guard let s = String(validating: raw, as: UTF8.self) else {
             throw fail("\(what) is not valid UTF-8")

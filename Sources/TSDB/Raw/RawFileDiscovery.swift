@@ -36,7 +36,7 @@ enum RawFileDiscovery {
         /// A folder's entries; an unreadable folder is reported and passed over.
         func list(_ path: String) -> [FileSystem.Entry] {
             do throws(TSDBError) {
-                return try FileSystem.list(path)
+                return try FileSystem.list(path, sorted: false)
             } catch {
                 out.skipped.append(
                     TSDBError(
@@ -46,7 +46,8 @@ enum RawFileDiscovery {
             }
         }
 
-        for year in try FileSystem.list(rawDirectory) {
+        // Listed in the file system's order; what is kept is sorted once at the end.
+        for year in try FileSystem.list(rawDirectory, sorted: false) {
             let yearPath = rawDirectory + "/" + year.name
             guard year.isDirectory, year.name.count == 4, digits(year.name) else {
                 out.ignored.append(yearPath)
@@ -108,6 +109,8 @@ enum RawFileDiscovery {
             }
         }
         out.files.sort { $0.day < $1.day }
+        out.skipped.sort { ($0.path ?? "") < ($1.path ?? "") }
+        out.ignored.sort()
         return out
     }
 

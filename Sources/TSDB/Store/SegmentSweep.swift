@@ -68,7 +68,8 @@ private struct SegmentFiles {
 
         /// A temporary, or a segment of a generation after `published`: what a crashed run left.
         func isLeftover(after published: UInt64) -> Bool {
-            let name = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
+            let slash = relativePath.utf8.lastIndex(of: UInt8(ascii: "/"))
+            let name = slash.map { relativePath[relativePath.index(after: $0)...] } ?? relativePath[...]
             return name.hasSuffix(".tmp") || (Compactor.generation(ofSegmentFile: name).map { $0 > published } ?? false)
         }
     }
@@ -77,14 +78,14 @@ private struct SegmentFiles {
     var folders: [String] = []
 
     init(_ layout: StoreLayout) {
-        for entry in (try? FileSystem.list(layout.segmentsDirectory)) ?? [] {
+        for entry in (try? FileSystem.list(layout.segmentsDirectory, sorted: false)) ?? [] {
             guard entry.isDirectory else {
                 all.append(Self.file("segments/" + entry.name, entry, layout))
                 continue
             }
             folders.append(entry.name)
             let folder = layout.segmentsDirectory + "/" + entry.name
-            for inner in (try? FileSystem.list(folder)) ?? [] where !inner.isDirectory {
+            for inner in (try? FileSystem.list(folder, sorted: false)) ?? [] where !inner.isDirectory {
                 all.append(Self.file("segments/" + entry.name + "/" + inner.name, inner, layout))
             }
         }
