@@ -40,6 +40,21 @@ import Testing
         }
     }
 
+    /// Day starts from the cached run equal the zone's own, in every zone the system has: days from
+    /// 1890 to 2060 at random (the cache jumping about), then three years of days in order.
+    @Test func everyKnownZonesCachedDayStartsEqualItsOwn() throws {
+        var rng = SplitMix64(seed: 13)
+        let random = (0..<300).map { _ in Int64.random(in: -29_219...33_238, using: &rng) }
+        let days = random + Array(Int64(19_723)..<Int64(19_723 + 3 * 366))
+        for name in TimeZoneRules.knownZoneNames() {
+            let zone = try TimeZoneRules.named(name)
+            var cache = OffsetCache(zone)
+            for day in days where cache.startOfDay(day) != zone.startOfDay(day) {
+                Issue.record("\(name): day \(day) starts at \(cache.startOfDay(day)), not \(zone.startOfDay(day))")
+            }
+        }
+    }
+
     @Test(arguments: zones)
     func cachedHoursAndMinutesEqualFreshOnes(name: String) throws {
         let zone = try TimeZoneRules.named(name)

@@ -70,6 +70,12 @@ public struct BucketWalker: Sendable {
         return ISO8601.floorDivide(seconds + Int64(zone.offset(atUTC: seconds)), 86_400).0
     }
 
+    /// ``localDay(_:_:)`` from the run of offsets `offsets` holds.
+    static func localDay(_ t: Int64, _ offsets: inout OffsetCache) -> Int64 {
+        let seconds = ISO8601.floorDivide(t, micros).0
+        return ISO8601.floorDivide(seconds + Int64(offsets.run(atUTC: seconds).offset), 86_400).0
+    }
+
     /// The bucket holding instant `t`.
     public func bucket(containing t: Int64) -> Bucket {
         var offsets = OffsetCache(zone)
@@ -92,17 +98,17 @@ public struct BucketWalker: Sendable {
             case .day, .week, .month, .year:
                 // By edges, not by t's own date: where clocks fall back across midnight the date
                 // repeats, but a bucket stays one run of instants.
-                // Each edge is found once (a zone's day start is two searches of its transitions).
-                var (first, next) = dayRange(Self.localDay(t, zone), unit)
-                var start = zone.startOfDay(first)
+                // Each edge is found once, mostly from the cached run of the zone's offset.
+                var (first, next) = dayRange(Self.localDay(t, &offsets), unit)
+                var start = offsets.startOfDay(first)
                 while start > t {
                     (first, next) = dayRange(first - 1, unit)
-                    start = zone.startOfDay(first)
+                    start = offsets.startOfDay(first)
                 }
-                var end = zone.startOfDay(next)
+                var end = offsets.startOfDay(next)
                 while end <= t {
                     (first, next) = dayRange(next, unit)
-                    (start, end) = (end, zone.startOfDay(next))
+                    (start, end) = (end, offsets.startOfDay(next))
                 }
                 return Bucket(start: start, end: end)
             }

@@ -32,6 +32,21 @@ package struct OffsetCache: Sendable {
         return run
     }
 
+    /// The instant (µs) local day `day` starts; equal to ``TimeZoneRules/startOfDay(_:)``. Read off
+    /// the run when no offset change comes within two days of the day's midnight (then that
+    /// midnight exists once, and no change falls on the day's start): finding it in the zone's
+    /// rules was two searches of its transitions per edge, 7% of a year's daily query (callgrind).
+    package mutating func startOfDay(_ day: Int64) -> Int64 {
+        let midnight = day * 86_400
+        func clear(of run: OffsetRun) -> Int64? {
+            let t = midnight - Int64(run.offset)
+            return run.start <= t - 2 * 86_400 && t + 2 * 86_400 < run.end ? t * 1_000_000 : nil
+        }
+        if let start = clear(of: run) { return start }
+        run = zone.offsetRun(atUTC: midnight - Int64(run.offset))
+        return clear(of: run) ?? zone.startOfDay(day)
+    }
+
     /// Offset from UTC, in seconds, at an instant (µs); equal to ``TimeZoneRules/offset(atMicros:)``.
     package mutating func offset(atMicros micros: Int64) -> Int32 {
         run(atUTC: ISO8601.floorDivide(micros, 1_000_000).0).offset
