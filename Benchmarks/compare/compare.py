@@ -308,8 +308,8 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
         dst = os.path.join(raw, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copy(src, dst)
-        # Eleven cycles: a run of ten milliseconds varies by a few with this VM's other work, and
-        # the median of three was as often a slow cycle as the typical one.
+        # Eleven cycles: a compaction of ten-odd milliseconds varies widely with this VM's other
+        # work (15 cycles on 2026-11-27: 14.0 to 54.7 ms, median 16.6), too widely for three.
         times = []
         for _ in range(11):
             times.append(tsdb.compact(folder)[0])
