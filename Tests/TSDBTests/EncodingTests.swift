@@ -95,28 +95,6 @@ import Testing
             #expect(throws: TSDBError.self) { try r.uvarint() }
         }
     }
-
-    /// A string equal to the one before is that one; any other is read as itself, and bytes that
-    /// are not UTF-8 are still an error, whatever came before.
-    @Test func stringSameAsThePreviousOne() throws {
-        var w = ByteWriter()
-        for s in [
-            "HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierHeartRate",
-            "HKQuantityTypeIdentifierHeartRat",
-            "", "é",
-        ] { w.string(s) }
-        w.uvarint(2)
-        w.append([0xC3, 0x28])
-        try w.bytes.withUnsafeBytes { (buf) throws in
-            var r = ByteReader(buf, context: "test")
-            let first = try r.string("type", sameAs: nil)
-            #expect(try r.string("type", sameAs: first) == first)
-            #expect(try r.string("type", sameAs: first) == "HKQuantityTypeIdentifierHeartRat")
-            #expect(try r.string("type", sameAs: first) == "")
-            #expect(try r.string("type", sameAs: "") == "é")
-            #expect(throws: TSDBError.self) { try r.string("type", sameAs: "é") }
-        }
-    }
 }
 
 @Suite struct IntColumnTests {
@@ -348,6 +326,47 @@ import Testing
         #expect(throws: TSDBError.self) {
             try garbage.withUnsafeBytes { src in try out.withUnsafeMutableBytes { try codec.decompress(src, into: $0) }
             }
+        }
+    }
+}
+
+@Suite struct ASCIICheckTests {
+    /// Every length up to 40, and one byte of 0x80 or more at every position of each: the check
+    /// reads eight bytes at a time, so a high byte in the last word or the tail must still count.
+    @Test func aHighByteAnywhereIsNotASCII() {
+        for n in 0...40 {
+            var bytes = (0..<n).map { UInt8(32 + $0 % 90) }
+            bytes.withUnsafeBytes { #expect(ByteReader.isASCII($0), "length \(n)") }
+            for i in 0..<n {
+                for high: UInt8 in [0x80, 0xC3, 0xFF] {
+                    let kept = bytes[i]
+                    bytes[i] = high
+                    bytes.withUnsafeBytes { #expect(!ByteReader.isASCII($0), "length \(n), byte \(i)") }
+                    bytes[i] = kept
+                }
+            }
+        }
+    }
+}
+
+@Suite struct KnownStringTests {
+    /// Types repeat in a manifest, not one after another: each is the one read first of its
+    /// bytes, a new one is added in order, and bytes that are not UTF-8 are still an error.
+    @Test func stringAmongKnownOnesIsTheFirstReadOfIt() throws {
+        let texts = ["HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount", "", "é"]
+        var w = ByteWriter()
+        for i in [0, 1, 0, 2, 1, 3, 0, 3] { w.string(texts[i]) }
+        w.uvarint(2)
+        w.append([0xC3, 0x28])
+        try w.bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(buf, context: "test")
+            var known = KnownStrings()
+            var read: [String] = []
+            for _ in 0..<8 { read.append(try r.string("type", among: &known)) }
+            #expect(read == [0, 1, 0, 2, 1, 3, 0, 3].map { texts[$0] })
+            #expect(known.strings == texts)
+            #expect(throws: TSDBError.self) { try r.string("type", among: &known) }
+            #expect(known.strings.count == 4)
         }
     }
 }

@@ -347,3 +347,85 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
         #expect(message == "block 0: sample 30: number text id 4 out of range")
     }
 }
+
+/// Index entries (§6) read field by field at their offsets: every field round-trips, and each
+/// check of an entry on its own names what is wrong.
+@Suite struct IndexEntryTests {
+    static func entry(_ rng: inout SplitMix64) -> IndexEntry {
+        let first = Int64(bitPattern: rng.next()) >> 8
+        let count = 1 + Int(rng.next() % UInt64(SegmentFormat.maxBlockSamples))
+        let codec = BlockCodec(rawValue: UInt8(rng.next() % 3))!
+        let location = BlockLocation(
+            offset: Int(rng.next() >> 2), storedLength: Int(rng.next() >> 33),
+            rawLength: Int(rng.next() % UInt64(count * 9 * 12 + 65)),
+            crc: UInt32(truncatingIfNeeded: rng.next()), codec: codec, timeUnitExponent: UInt8(rng.next() % 7))
+        let summary = BlockSummary(
+            sampleCount: count, valueCount: Int(rng.next() % UInt64(count + 1)), firstStart: first,
+            lastStart: first + Int64(rng.next() >> 40), maxEnd: first + Int64(rng.next() >> 39),
+            minValue: Double(Int64(bitPattern: rng.next())) / 3, maxValue: Double(rng.next()),
+            sum: -Double(rng.next()), sumOfSquaredDeviations: Double(rng.next() >> 11))
+        var e = IndexEntry(location: location, summary: summary)
+        e.summary.maxEnd = max(e.summary.maxEnd, e.summary.lastStart)
+        return e
+    }
+
+    func decode(_ bytes: [UInt8]) throws(TSDBError) -> IndexEntry {
+        let result: Result<IndexEntry, TSDBError> = bytes.withUnsafeBytes { b in
+            var r = ByteReader(b, baseOffset: 1000, context: "block index")
+            do throws(TSDBError) {
+                let e = try IndexEntry.decode(&r, index: 3)
+                return r.isAtEnd ? .success(e) : .failure(r.fail("bytes left"))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    @Test func seededEntriesRoundTrip() throws {
+        var rng = SplitMix64(seed: 88)
+        for _ in 0..<500 {
+            let e = Self.entry(&rng)
+            var w = ByteWriter()
+            e.encode(into: &w)
+            #expect(w.count == SegmentFormat.indexEntrySize)
+            #expect(try decode(w.bytes) == e)
+        }
+    }
+
+    /// The entry's bytes with `value` written at `offset` (little-endian, `size` bytes).
+    func tampered(offset: Int, size: Int, value: UInt64) -> [UInt8] {
+        var rng = SplitMix64(seed: 1)
+        var w = ByteWriter()
+        Self.entry(&rng).encode(into: &w)
+        var bytes = w.bytes
+        for k in 0..<size { bytes[offset + k] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(k))) }
+        return bytes
+    }
+
+    func message(offset: Int, size: Int, value: UInt64) -> String? {
+        do {
+            _ = try decode(tampered(offset: offset, size: size, value: value))
+            return nil
+        } catch { return error.offset == 1000 ? error.message : "at \(String(describing: error.offset))" }
+    }
+
+    @Test func eachFieldCheckNamesTheBlock() {
+        #expect(message(offset: 0, size: 8, value: .max) == "block 3: offset 18446744073709551615 is out of range")
+        #expect(message(offset: 24, size: 1, value: 3) == "block 3: unknown codec 3")
+        #expect(message(offset: 25, size: 1, value: 7) == "block 3: time unit exponent 7 > 6")
+        #expect(message(offset: 20, size: 4, value: 0) == "block 3: sample count 0 outside 1...65536")
+        #expect(message(offset: 20, size: 4, value: 65_537) == "block 3: sample count 65537 outside 1...65536")
+        #expect(message(offset: 26, size: 2, value: 0x100) == "block 3: reserved bytes are not zero")
+        #expect(message(offset: 80, size: 8, value: (-1.0).bitPattern)?.contains("is not ≥ 0") == true)
+        #expect(
+            message(offset: 40, size: 8, value: UInt64(bitPattern: .min)) == "block 3: start/end summary out of order")
+    }
+
+    @Test func shortEntryIsCorruption() {
+        var w = ByteWriter()
+        var rng = SplitMix64(seed: 2)
+        Self.entry(&rng).encode(into: &w)
+        for n in 0..<SegmentFormat.indexEntrySize {
+            #expect(throws: TSDBError.self) { try decode(Array(w.bytes[0..<n])) }
+        }
+    }
+}

@@ -145,19 +145,21 @@ struct IndexEntry: Equatable {
     static func decode(_ r: inout ByteReader, index: Int) throws(TSDBError) -> IndexEntry {
         let entryOffset = r.fileOffset
         func bad(_ what: String) -> TSDBError { .corrupt("block \(index): \(what)", offset: entryOffset) }
-        let offset = try r.u64("block offset")
-        let stored = Int(try r.u32("stored length"))
-        let raw = Int(try r.u32("raw length"))
-        let crc = try r.u32("block CRC")
-        let count = Int(try r.u32("sample count"))
-        let codecByte = try r.u8("codec")
-        let exponent = try r.u8("time unit")
-        try r.zeros(2, "reserved")
-        let valueCount = Int(try r.u32("value count"))
+        // §6, field by field at the table's offsets.
+        let e = try r.record(SegmentFormat.indexEntrySize, "index entry")
+        let offset = e.u64(at: 0)
+        let stored = Int(e.u32(at: 8))
+        let raw = Int(e.u32(at: 12))
+        let crc = e.u32(at: 16)
+        let count = Int(e.u32(at: 20))
+        let codecByte = e.u8(at: 24)
+        let exponent = e.u8(at: 25)
+        guard e.u16(at: 26) == 0 else { throw bad("reserved bytes are not zero") }
+        let valueCount = Int(e.u32(at: 28))
         let summary = BlockSummary(
-            sampleCount: count, valueCount: valueCount, firstStart: try r.i64(), lastStart: try r.i64(),
-            maxEnd: try r.i64(), minValue: try r.f64(), maxValue: try r.f64(), sum: try r.f64(),
-            sumOfSquaredDeviations: try r.f64())
+            sampleCount: count, valueCount: valueCount, firstStart: e.i64(at: 32), lastStart: e.i64(at: 40),
+            maxEnd: e.i64(at: 48), minValue: e.f64(at: 56), maxValue: e.f64(at: 64), sum: e.f64(at: 72),
+            sumOfSquaredDeviations: e.f64(at: 80))
         guard offset <= UInt64(Int.max) else { throw bad("offset \(offset) is out of range") }
         guard let codec = BlockCodec(rawValue: codecByte) else { throw bad("unknown codec \(codecByte)") }
         guard exponent <= SegmentFormat.maxTimeUnitExponent else {

@@ -110,10 +110,14 @@ public struct Manifest: Sendable, Equatable {
             m.generation = try r.u64("generation")
             let ns = try r.count("segment count", limit: r.remaining / 40)
             m.segments.reserveCapacity(ns)
+            // Segments come month by month, a type in each: every entry's type is one of the types
+            // read before it when it can be (one string per type, not one per segment).
+            var types = KnownStrings()
             for _ in 0..<ns {
+                let type = try r.string("type", among: &types)
                 m.segments.append(
                     SegmentEntry(
-                        type: try r.string("type", sameAs: m.segments.last?.type), year: Int(try r.u16("year")),
+                        type: type, year: Int(try r.u16("year")),
                         month: Int(try r.u8("month")),
                         path: try r.string("path"), fileSize: try r.int("file size"), fileCRC: try r.u32("file CRC"),
                         sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(),

@@ -126,8 +126,14 @@ public final class Store: Sendable {
 
     /// The stored type identifiers, in manifest order: what naming a type needs, without the totals.
     public var typeNames: [String] {
+        // Segments come month by month, every type in each, so most names are compared with
+        // every name before them: by length first (a Set of them cost more, in metadata made at
+        // run time, than the 226k instructions of comparing whole names on a year's store).
         var names: [String] = []
-        for s in segmentEntries where names.last != s.type && !names.contains(s.type) { names.append(s.type) }
+        for s in segmentEntries where names.last != s.type {
+            let length = s.type.utf8.count
+            if !names.contains(where: { $0.utf8.count == length && $0 == s.type }) { names.append(s.type) }
+        }
         return names
     }
 
