@@ -64,6 +64,26 @@ def start_up(commands, runs=200):
     return times, f"`{version} -N -w 10 -r {runs}`, means"
 
 
+def instructions(commands, work):
+    """Instructions each command executes, all threads (valgrind's callgrind): unlike times, the same on
+    any host, so runs on machines 2-3x apart in speed still compare. valgrind reads stripped copies (it
+    cannot read the static binaries' debug information). `commands` maps names to (command, setup,
+    cleanup), the last two callables or None. Returns the counts and how they were taken, or None."""
+    if shutil.which("valgrind") is None:
+        return None
+    counts = {}
+    for name, (cmd, setup, cleanup) in commands.items():
+        exe = os.path.join(work, "stripped-" + os.path.basename(cmd[0]))
+        run(["strip", "--strip-debug", "-o", exe, cmd[0]])
+        if setup:
+            setup()
+        p = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", exe] + cmd[1:])
+        if cleanup:
+            cleanup()
+        counts[name] = int(re.search(r"Collected : (\d+)", p.stderr).group(1))
+    return counts, f"`{run(['valgrind', '--version']).stdout.strip()} --tool=callgrind`, all threads"
+
+
 def dir_bytes(path, pattern="**/*"):
     return sum(os.path.getsize(f) for f in glob.glob(os.path.join(path, pattern), recursive=True) if os.path.isfile(f))
 
@@ -381,6 +401,13 @@ def report(results, limits, machine):
                      f"{fmt_s(u['hello_s'])}; `tsdb --version` {vs(u['version_s'])}; the year's daily heart "
                      f"rate as a whole `tsdb query` (CSV) {vs(u['utc_s'])} in UTC days and {vs(u['zone_s'])} "
                      "in Europe/Paris days.")
+    if "instructions" in limits:
+        n, how = limits["instructions"]
+        m = lambda k: f"{n[k] / 1e6:.2f}M"
+        lines.append(f"- Instructions ({how}; the same on any host, unlike the times above): the hello world "
+                     f"{m('hello')}; `tsdb --version` {m('version')}; the year's daily heart rate as a whole `tsdb query` "
+                     f"{m('utc')} in UTC days and {m('zone')} in Europe/Paris days; `tsdb compact` with nothing to do "
+                     f"{m('unchanged')}, with one new day {m('new_day')}.")
     lines.append("")
     lines.append("Every system's daily numbers were checked equal to tsdb's (count, min, max exactly; mean to 1e-9) before timing.")
     return "\n".join(lines)
@@ -458,6 +485,19 @@ def main():
     commands = [[hello_world(args.work)], [tsdb.exe, "--version"], daily("UTC"), daily("Europe/Paris")]
     times, how = start_up(commands)
     limits["start_up"] = dict(zip(["hello_s", "version_s", "utc_s", "zone_s"], times), how=how)
+    new_day = os.path.join(year, "raw/2026/01/2026-01-01.json")
+    def add_day():
+        os.makedirs(os.path.dirname(new_day), exist_ok=True)
+        shutil.copy(os.path.join(extra, "raw/2026/01/2026-01-01.json"), new_day)
+    def remove_day():
+        os.remove(new_day)
+        tsdb.compact(year)
+    compact = [tsdb.exe, "compact", "--store", year]
+    counted = instructions({"hello": (commands[0], None, None), "version": (commands[1], None, None),
+                            "utc": (commands[2], None, None), "zone": (commands[3], None, None),
+                            "unchanged": (compact, None, None), "new_day": (compact, add_day, remove_day)}, args.work)
+    if counted:
+        limits["instructions"] = counted
     if not args.quick:
         heavy = os.path.join(args.work, "heavy")
         if not os.path.isdir(os.path.join(heavy, "raw")):
