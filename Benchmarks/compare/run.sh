@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 need=()
-for pkg in sqlite3 time hyperfine libzstd-dev liblz4-dev pkg-config; do
+for pkg in sqlite3 time hyperfine valgrind binutils libzstd-dev liblz4-dev pkg-config; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"; fi
