@@ -426,8 +426,7 @@ extension Store {
         defer { blockPool.give(block) }
         let (lo, hi) = (plan.lo, plan.hi)
         let leq = plan.style == .discreteEquivalentContinuousLevel
-        var blockSlots: [StoredSlot] = []
-        blockSlots.reserveCapacity(256)
+        var reading = SlotReading(plan, sweep.buckets.walker.spec)
         for segment in try segments(of: plan.type, from: lo, to: hi) {
             let matches = filter.map { f in
                 (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false }
@@ -444,15 +443,11 @@ extension Store {
                     result.blocksFromSummaries += 1
                     continue
                 }
-                if plan.summariesServe {
-                    if slots == nil { slots = try segment.slotStream() }
-                    let scale = try segment.readSlots(&slots!, block: b, into: &blockSlots)
-                    if Self.slotsServe(blockSlots, lo: lo, hi: hi, buckets: &sweep.buckets) {
-                        Self.accumulate(
-                            blockSlots, scale: scale, lo: lo, hi: hi, spread: plan.needsSpread, sweep: &sweep, row)
-                        result.blocksFromSlots += 1
-                        continue
-                    }
+                if plan.summariesServe,
+                    try reading.serve(block: b, of: segment, &slots, lo: lo, hi: hi, sweep: &sweep, row)
+                {
+                    result.blocksFromSlots += 1
+                    continue
                 }
                 try segment.decode(
                     block: b, into: block, columns: matches == nil ? .values : ColumnSet.values.union(.sources))
@@ -573,7 +568,7 @@ extension Store {
     /// Feeds a block's slots to the sweep, those of one bucket merged as integers first (one
     /// conversion to doubles per bucket, not per slot). Without `spread` a bucket's slots only
     /// need their counts, extremes and exact sum, which is much less work than ``StoredSlot/absorb(_:)``.
-    private static func accumulate(
+    static func accumulate(
         _ slots: [StoredSlot], scale: UInt8, lo: Int64, hi: Int64, spread: Bool, sweep: inout AggregateSweep,
         _ row: (AggregateRow) -> Void
     ) {
@@ -600,16 +595,32 @@ extension Store {
         }
     }
 
+    /// Whether a block's slots, if it has any, answer for it with no need to look at each: no bucket
+    /// or range edge off the slot grid between the slots of its first and last start (what the
+    /// slots of a block span, §6.1).
+    static func slotGridServes(_ s: BlockSummary, lo: Int64, hi: Int64, _ buckets: inout BucketCursor)
+        -> Bool
+    {
+        let first = SlotSummary.number(s.firstStart) * SlotSummary.micros
+        let end = (SlotSummary.number(s.lastStart) + 1) * SlotSummary.micros
+        return onGridOrOutside(lo, first, end) && onGridOrOutside(hi, first, end)
+            && buckets.boundariesOnSlotGrid(from: first, to: end)
+    }
+
+    /// Whether `edge` lies outside `(first, end)` or on the slot grid.
+    private static func onGridOrOutside(_ edge: Int64, _ first: Int64, _ end: Int64) -> Bool {
+        edge <= first || edge >= end || edge % SlotSummary.micros == 0
+    }
+
     /// Whether a block's slots (non-empty) answer for it: each wholly inside one bucket, and
     /// wholly inside `[lo, hi)` or outside it (a piece of a long aggregate ends inside a block).
-    private static func slotsServe(_ slots: [StoredSlot], lo: Int64, hi: Int64, buckets: inout BucketCursor) -> Bool {
+    static func slotsServe(_ slots: [StoredSlot], lo: Int64, hi: Int64, buckets: inout BucketCursor) -> Bool {
         guard let first = slots.first?.start, let last = slots.last?.start else { return false }
         // Usually known at once: no bucket or range edge inside the block's slots off the grid.
         let end = last + SlotSummary.micros
-        func outsideOrOnGrid(_ edge: Int64) -> Bool {
-            edge <= first || edge >= end || edge % SlotSummary.micros == 0
-        }
-        if outsideOrOnGrid(lo) && outsideOrOnGrid(hi) && buckets.boundariesOnSlotGrid(from: first, to: end) {
+        if onGridOrOutside(lo, first, end) && onGridOrOutside(hi, first, end)
+            && buckets.boundariesOnSlotGrid(from: first, to: end)
+        {
             return true
         }
         var bucketEnd = Int64.min
@@ -683,5 +694,49 @@ extension Store {
             )
         }
         return (samples, decoded)
+    }
+}
+
+/// How an aggregate reads blocks' slot summaries (§6.1), with its buffers kept from block to block.
+private struct SlotReading {
+    let spread: Bool
+    /// Slots added up per bucket as they are read (``SlotRunReader``): no spread is asked for and
+    /// buckets span several slots (with a bucket a slot, a run per slot costs what keeping them does).
+    let byRuns: Bool
+    var slots: [StoredSlot] = []
+    var runs: [SlotRun] = []
+
+    init(_ plan: AggregatePlan, _ spec: BucketSpec) {
+        spread = plan.needsSpread
+        byRuns = !plan.needsSpread && (spec.shortestSeconds ?? .max) > SlotSummary.micros / 1_000_000
+        slots.reserveCapacity(256)
+    }
+
+    /// Feeds block `b` to the sweep from its slot summaries if they answer for it; false when it
+    /// has none or they do not (the block is then decoded).
+    mutating func serve(
+        block b: Int, of segment: SegmentReader, _ stream: inout SlotStream?, lo: Int64, hi: Int64,
+        sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void
+    ) throws(TSDBError) -> Bool {
+        if stream == nil { stream = try segment.slotStream() }
+        if byRuns && Store.slotGridServes(segment.summaries[b], lo: lo, hi: hi, &sweep.buckets) {
+            let outcome = try segment.readSlotRuns(
+                &stream!, block: b, lo: lo, hi: hi, bucketEnd: { sweep.buckets.bucket(containing: $0).end },
+                into: &runs)
+            switch outcome {
+            case .summed(let scale):
+                for run in runs {
+                    if run.start >= sweep.currentEnd { sweep.advance(to: run.start, row) }
+                    sweep.acc.merge(run.summary(scale: scale), spread: false)
+                }
+                return true
+            case .noSlots: return false
+            case .declined: break
+            }
+        }
+        let scale = try segment.readSlots(&stream!, block: b, into: &slots)
+        guard Store.slotsServe(slots, lo: lo, hi: hi, buckets: &sweep.buckets) else { return false }
+        Store.accumulate(slots, scale: scale, lo: lo, hi: hi, spread: spread, sweep: &sweep, row)
+        return true
     }
 }

@@ -94,6 +94,20 @@ public final class SegmentReader: @unchecked Sendable {
         }
     }
 
+    /// Block `b`'s slots added up per bucket (``SlotStream/runs(ofBlock:summary:lo:hi:bucketEnd:into:)``).
+    func readSlotRuns(
+        _ stream: inout SlotStream, block b: Int, lo: Int64, hi: Int64, bucketEnd: (Int64) -> Int64,
+        into runs: inout [SlotRun]
+    ) throws(TSDBError) -> SlotRunsOutcome {
+        do throws(TSDBError) {
+            return try stream.runs(
+                ofBlock: b, summary: summaries[b], lo: lo, hi: hi, bucketEnd: bucketEnd, into: &runs)
+        } catch {
+            onDamage?()
+            throw error.at(path: path)
+        }
+    }
+
     /// Runs `body` over the decompressed slot region once its CRC is checked; failures name the
     /// file and count as damage.
     private func withSlotRegion<R>(_ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R) throws(TSDBError) -> R {

@@ -126,6 +126,13 @@ enum SlotTotals {
             minimum = Swift.min(minimum, s.minimum)
             maximum = Swift.max(maximum, s.minimum + Int64(s.range))
         }
+        return summary(samples: samples, values: values, minimum: minimum, maximum: maximum, sum: sum, scale: scale)
+    }
+
+    /// Totals of mantissas at `scale` as statistics of values (squared deviations unknown: 0).
+    static func summary(samples: Int, values: Int, minimum: Int64, maximum: Int64, sum: Int64, scale: UInt8)
+        -> SlotSummary
+    {
         guard values > 0 else {
             return SlotSummary(
                 start: 0, sampleCount: samples, valueCount: 0, minValue: .infinity, maxValue: -.infinity, sum: 0,
@@ -195,6 +202,51 @@ struct SlotStream {
         position = try read.get()
         nextBlock = b + 1
         return scale
+    }
+}
+
+/// What ``SlotStream/runs(ofBlock:summary:lo:hi:bucketEnd:into:)`` made of a block's slots.
+enum SlotRunsOutcome: Equatable {
+    /// Added up into runs, at this scale.
+    case summed(scale: UInt8)
+    /// The block has no slot summaries (it is read past).
+    case noSlots
+    /// Left for ``SlotStream/slots(ofBlock:summary:into:)`` to read and check (nothing read).
+    case declined
+}
+
+extension SlotStream {
+    /// Block `b`'s slots in `[lo, hi)` added up per bucket (``SlotRunReader``) into `runs`, which
+    /// are emptied first; `b` must exceed earlier calls'.
+    mutating func runs(
+        ofBlock b: Int, summary: BlockSummary, lo: Int64, hi: Int64, bucketEnd: (Int64) -> Int64,
+        into runs: inout [SlotRun]
+    ) throws(TSDBError) -> SlotRunsOutcome {
+        precondition(b >= nextBlock, "slot blocks are read in increasing order")
+        runs.removeAll(keepingCapacity: true)
+        let (start, offset, skipped) = (position, self.offset, nextBlock)
+        let read: Result<(Int, Int, SlotRunsOutcome), TSDBError> = raw.withUnsafeBytes { bytes in
+            var r = ByteReader(
+                bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
+            do throws(TSDBError) {
+                try r.skip(start, "slots already read")
+                for _ in skipped..<b { try SlotRegion.skipBlock(&r) }
+                let blockStart = r.position
+                let n = try r.count("slot count", limit: r.remaining)
+                guard n > 0 else { return .success((r.position, b + 1, .noSlots)) }
+                guard
+                    let (end, scale) = SlotRunReader.read(
+                        bytes, at: r.position, count: n, summary: summary, lo: lo, hi: hi, bucketEnd: bucketEnd,
+                        into: &runs)
+                else { return .success((blockStart, b, .declined)) }
+                return .success((end, b + 1, .summed(scale: scale)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let outcome: SlotRunsOutcome
+        (position, nextBlock, outcome) = try read.get()
+        return outcome
     }
 }
 
