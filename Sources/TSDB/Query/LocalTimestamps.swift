@@ -117,7 +117,7 @@ public struct LocalTimestampWriter: Sendable {
         if offset != self.offset || day != self.day {
             (self.offset, self.day) = (offset, day)
             // Written in place: through an array, each new date cost an allocation (a year's
-            // daily rows: 730 dates, 392k instructions).
+            // daily rows: 366 dates, 392k instructions).
             let form = TimeForm(offsetMinutes: Int16(offset / 60))
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ISO8601.longestText) { full in
                 let n = ISO8601.write(midnight, form, to: full.baseAddress!)
