@@ -71,7 +71,8 @@ struct Demo: ParsableCommand {
         output(
             "\n   tsdb query HeartRate --range \(year) --bucket day (\(zone.identifier)): "
                 + "\(daily.rows.count) days in \(elapsed) ms (\(daily.blocksFromSummaries) blocks from summaries, "
-                + "\(daily.blocksFromSlots) from slot summaries, \(daily.blocksDecoded) decoded); the first five:")
+                + "\(daily.blocksFromSlots) from slot summaries, \(daily.blocksSplit) added up either side of a "
+                + "day's edge, \(daily.blocksDecoded) decoded); the first five:")
         printAggregate(daily.limited(to: 5), catalog: store.catalog, zone: zone, format: .table)
 
         o.bucket = .calendar(.week)

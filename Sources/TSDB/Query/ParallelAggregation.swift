@@ -280,6 +280,7 @@ extension Store {
         let template = {
             var counts = result
             (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
+            counts.blocksSplit = 0
             return counts
         }()
         // Buffers and chunks of rows already handed out, reused: fresh memory faults in page by
@@ -334,6 +335,7 @@ extension Store {
                 result.blocksDecoded += kept.counts.blocksDecoded
                 result.blocksFromSummaries += kept.counts.blocksFromSummaries
                 result.blocksFromSlots += kept.counts.blocksFromSlots
+                result.blocksSplit += kept.counts.blocksSplit
             })
     }
 

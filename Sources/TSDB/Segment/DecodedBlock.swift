@@ -16,6 +16,8 @@ public final class DecodedBlock {
     private var capacity = 0
     private var storage = UnsafeMutablePointer<Int64>.allocate(capacity: 1)
     private var scratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 8)
+    /// Columns located in `scratch` by ``SegmentReader/sideTotals(block:edge:scratch:)``, kept for their memory.
+    var packedStarts = PackedColumn(), packedTags = PackedColumn(), packedMantissas = PackedColumn()
 
     public init() {}
 
@@ -123,23 +125,8 @@ extension SegmentReader {
         let summary = summaries[index]
         let n = summary.sampleCount
         block.prepare(n, columns: columns)
-        let scratch = block.scratchBuffer(location.rawLength)
         do throws(TSDBError) {
-            try file.withBytes { (bytes) throws(TSDBError) in
-                let stored = try Self.checkedStoredBytes(of: index, at: location, in: bytes)
-                let raw = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<location.rawLength])
-                do throws(TSDBError) {
-                    try location.codec.decompress(stored, into: raw)
-                } catch {
-                    var e = error
-                    e.message = "block \(index): \(e.message)"
-                    e.offset = location.offset
-                    throw e
-                }
-            }
-            var r = ByteReader(
-                UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
-                context: "block \(index) (offsets within its decompressed bytes)")
+            var r = try rawBytes(of: index, at: location, into: block)
             for c in Column.allCases {
                 if columns.contains(c) {
                     block.facts[c.rawValue] = try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
@@ -154,6 +141,29 @@ extension SegmentReader {
             onDamage?()
             throw error.at(path: path)
         }
+    }
+
+    /// A reader of block `index`'s decompressed bytes, in `block`'s scratch buffer (valid until its
+    /// next use), once the block's CRC is checked (§2).
+    func rawBytes(of index: Int, at location: BlockLocation, into block: DecodedBlock) throws(TSDBError)
+        -> ByteReader
+    {
+        let scratch = block.scratchBuffer(location.rawLength)
+        try file.withBytes { (bytes) throws(TSDBError) in
+            let stored = try Self.checkedStoredBytes(of: index, at: location, in: bytes)
+            let raw = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<location.rawLength])
+            do throws(TSDBError) {
+                try location.codec.decompress(stored, into: raw)
+            } catch {
+                var e = error
+                e.message = "block \(index): \(e.message)"
+                e.offset = location.offset
+                throw e
+            }
+        }
+        return ByteReader(
+            UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
+            context: "block \(index) (offsets within its decompressed bytes)")
     }
 
     /// Block `index`'s stored bytes in the mapped file, once its CRC is checked (§2).

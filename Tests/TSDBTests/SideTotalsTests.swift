@@ -1,0 +1,224 @@
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+
+/// A block's totals either side of one bucket edge, read from its packed start and value columns
+/// (PackedColumn, SegmentReader.sideTotals) against brute force over the decoded values.
+@Suite struct SideTotalsTests {
+    /// `values` encoded as a column (§5.1), in a buffer with the slack readers may load.
+    static func column(_ values: [Int64]) -> [UInt8] {
+        var w = ByteWriter()
+        values.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) }
+        return w.bytes + [UInt8](repeating: 0, count: IntColumn.readSlack)
+    }
+
+    static func located(_ bytes: [UInt8], count: Int, _ body: (PackedColumn) throws -> Void) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: buffer.dropLast(IntColumn.readSlack)), context: "t")
+            var column = PackedColumn()
+            try column.locate(&r, count: count)
+            #expect(r.isAtEnd)
+            try body(column)
+        }
+    }
+
+    static func totals(_ values: ArraySlice<Int64>) -> ValueTotals {
+        var t = ValueTotals()
+        for v in values { t.add(v) }
+        return t
+    }
+
+    /// Columns shaped to take each encoding: equal values (FOR of width 0), a random walk of small
+    /// steps (delta-FOR), steps whose spread changes along the column (miniblocks), wide values (FOR).
+    static func shapes(_ n: Int, _ rng: inout SplitMix64) -> [[Int64]] {
+        var walk: Int64 = 70
+        var offset: Int64 = 0
+        let spread = Int64.random(in: 1...40, using: &rng)
+        return [
+            [Int64](repeating: Int64.random(in: -5...5, using: &rng), count: n),
+            (0..<n).map { _ in
+                walk += Int64.random(in: -3...3, using: &rng)
+                return walk
+            },
+            (0..<n).map { i in
+                offset += i % 300 < 150 ? Int64.random(in: 1...5, using: &rng) : Int64.random(in: 60...300, using: &rng)
+                return offset
+            },
+            (0..<n).map { _ in Int64.random(in: -spread * 1000...spread * 1000, using: &rng) },
+        ]
+    }
+
+    @Test(arguments: [2, 3, 9, 129, 300, 1000])
+    func countsBelowEqualBruteForceFromEitherEnd(n: Int) throws {
+        var rng = SplitMix64(seed: UInt64(n))
+        for values in Self.shapes(n, &rng) {
+            let ascending = values.sorted()
+            try Self.located(Self.column(ascending), count: n) { column in
+                // Every value, either side of each, and beyond both ends.
+                let limits = ascending.flatMap { [$0 - 1, $0, $0 + 1] } + [.min, .max]
+                for limit in limits {
+                    let expected = ascending.filter { $0 < limit }.count
+                    for fromEnd in [false, true] {
+                        #expect(column.count(below: limit, last: ascending[n - 1], fromEnd: fromEnd) == expected)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [2, 3, 9, 129, 300, 1000])
+    func totalsEitherSideEqualBruteForce(n: Int) throws {
+        var rng = SplitMix64(seed: UInt64(n) &* 7)
+        for values in Self.shapes(n, &rng) {
+            try Self.located(Self.column(values), count: n) { column in
+                let whole = Self.totals(values[...])
+                for split in 0...n {
+                    let expected = (Self.totals(values[..<split]), Self.totals(values[split...]))
+                    // Without the whole's totals both sides are added up; with them, the fewer alone
+                    // when they hold neither extreme.
+                    for known in [nil, whole] {
+                        let sides = column.totals(split: split, whole: known)
+                        #expect(sides?.before == expected.0 && sides?.after == expected.1, "split \(split)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aWholeThatCannotBeIsNotUsed() throws {
+        let values: [Int64] = (0..<200).map { 60 + $0 % 37 }
+        try Self.located(Self.column(values), count: 200) { column in
+            var whole = Self.totals(values[...])
+            whole.sum = whole.maximum * 200 + 1  // more than 200 values of at most the maximum make
+            let sides = column.totals(split: 10, whole: whole)
+            #expect(sides?.before == Self.totals(values[..<10]) && sides?.after == Self.totals(values[10...]))
+        }
+    }
+
+    @Test func valuesOfTwoBillionOrMoreAreLeftToTheDecoder() throws {
+        let values: [Int64] = [1, 5, PackedColumn.valueBound, 3]
+        try Self.located(Self.column(values), count: 4) { column in
+            #expect(column.totals(split: 2, whole: nil) == nil)
+        }
+    }
+
+    // MARK: - Blocks of a segment
+
+    /// Heart rate in whole numbers every 1–`maxStep` seconds from `start`.
+    static func wholeNumbers(_ n: Int, seed: UInt64, maxStep: Int64) -> [Sample] {
+        var rng = SplitMix64(seed: seed)
+        var t = SlotSummaryTests.march2025
+        var value: Int64 = 70
+        return (0..<n).map { _ in
+            t += Int64.random(in: 1...maxStep, using: &rng) * 1_000_000
+            value = min(max(value + Int64.random(in: -4...4, using: &rng), 40), 190)
+            let stamp = Timestamp(microseconds: t, form: TimeForm(offsetMinutes: 60, fractionDigits: 0, isZulu: false))
+            return Sample(
+                type: SlotSummaryTests.type, start: stamp, end: stamp,
+                value: .decimal(ExactDecimal(mantissa: value, scale: 0)),
+                unit: .text("count/min"), source: .text("watch"), device: .absent, metadata: .absent)
+        }
+    }
+
+    func segment(_ samples: [Sample], blockSamples: Int, codec: BlockCodec) throws -> (SegmentReader, TemporaryFolder) {
+        let folder = TemporaryFolder("side-totals")
+        folder.write(bytes: encodeSegment(samples, blockSamples: blockSamples, codec: codec), to: "x.seg")
+        return (try SegmentReader(path: folder.path + "/x.seg"), folder)
+    }
+
+    @Test(arguments: [(BlockCodec.none, 300, Int64(5)), (.lz4, 1000, 90), (.zstd, 4096, 20)])
+    func sideTotalsOfEveryEdgeEqualTheDecodedBlock(codec: BlockCodec, blockSamples: Int, maxStep: Int64) throws {
+        let (reader, folder) = try segment(
+            Self.wholeNumbers(6000, seed: UInt64(blockSamples), maxStep: maxStep), blockSamples: blockSamples,
+            codec: codec)
+        defer { folder.cleanup() }
+        let block = DecodedBlock()
+        let scratch = DecodedBlock()
+        var rng = SplitMix64(seed: 3)
+        for b in 0..<reader.blockCount {
+            try reader.decode(block: b, into: block)
+            let starts = Array(block.starts)
+            let values = Array(block.mantissas)
+            // Edges at, just after and between samples, through the whole block.
+            var edges = (1..<starts.count).flatMap { [starts[$0], starts[$0 - 1] + 1] }
+            edges.shuffle(using: &rng)
+            for edge in edges.prefix(200) + [starts.last!] {
+                let split = starts.firstIndex { $0 >= edge }!
+                let sides = try reader.sideTotals(block: b, edge: edge, scratch: scratch)
+                #expect(sides?.before == Self.totals(values[..<split]), "block \(b), edge \(edge)")
+                #expect(sides?.after == Self.totals(values[split...]), "block \(b), edge \(edge)")
+            }
+            // An edge at or before the first start, or past the last, is not inside the block.
+            for edge in [starts[0], starts[0] - 1, starts.last! + 1] {
+                #expect(try reader.sideTotals(block: b, edge: edge, scratch: scratch) == nil)
+            }
+        }
+    }
+
+    @Test func blocksWithFractionsOrValuelessSamplesAreLeftToTheDecoder() throws {
+        // SlotSummaryTests' series: values with 0–3 fraction digits, every 11th without a value.
+        let samples = SlotSummaryTests.series(3000, seed: 5)
+        let (reader, folder) = try segment(samples, blockSamples: 500, codec: .lz4)
+        defer { folder.cleanup() }
+        let scratch = DecodedBlock()
+        for b in 0..<reader.blockCount {
+            let s = reader.summaries[b]
+            #expect(
+                try reader.sideTotals(block: b, edge: (s.firstStart + s.lastStart) / 2 + 1, scratch: scratch) == nil)
+        }
+    }
+
+    @Test func aDamagedBlockIsAnErrorNamingTheFile() throws {
+        var bytes = encodeSegment(Self.wholeNumbers(2000, seed: 9, maxStep: 10), blockSamples: 500, codec: .none)
+        bytes[SegmentFormat.headerSize + 40] ^= 0x10
+        let folder = TemporaryFolder("side-totals-damage")
+        defer { folder.cleanup() }
+        folder.write(bytes: bytes, to: "x.seg")
+        let reader = try SegmentReader(path: folder.path + "/x.seg")
+        let s = reader.summaries[0]
+        #expect {
+            _ = try reader.sideTotals(block: 0, edge: (s.firstStart + s.lastStart) / 2, scratch: DecodedBlock())
+        } throws: { error in
+            let e = error as? TSDBError
+            return e?.kind == .corruption && e!.description.contains("x.seg") && e!.description.contains("CRC")
+        }
+    }
+
+    // MARK: - Aggregates
+
+    /// Day and week buckets in zones whose days cut the writer's blocks (which end at the samples'
+    /// own +01:00 midnight): blocks across one edge are added up either side of it, and every row
+    /// equals brute force over the samples; and hours, where blocks lie across many edges.
+    @Test(arguments: [
+        ("UTC", "day", Int64(240)), ("Asia/Kathmandu", "day", 240), ("Australia/Lord_Howe", "day", 240),
+        ("America/St_Johns", "week", 240), ("UTC", "day", 60), ("Europe/Paris", "hour", 60),
+    ])
+    func aggregatesEqualABruteForceOracle(zone: String, bucket: String, maxStep: Int64) throws {
+        let samples = Self.wholeNumbers(40_000, seed: UInt64(maxStep), maxStep: maxStep)
+        let tests = SlotSummaryTests()
+        let (store, folder) = try tests.store(samples)
+        defer { folder.cleanup() }
+        var options = AggregateOptions()
+        options.zone = try TimeZoneRules.named(zone)
+        options.bucket = try BucketSpec.parse(bucket)
+        options.statistics = [.count, .min, .max, .mean, .sum]
+        let lo = samples[100].start.microseconds
+        let hi = samples[39_900].start.microseconds
+        let result = try store.aggregate(SlotSummaryTests.type, from: lo, to: hi, options: options)
+        // Days and weeks cut blocks once. Those of every 2 minutes on average have no slot
+        // summaries; those of every 30 s do, but the earlier side of a UTC midnight is a small part.
+        // Hours cut blocks many times (those come from slots).
+        if bucket != "hour" { #expect(result.blocksSplit > 0) }
+
+        let walker = BucketWalker(spec: options.bucket, zone: options.zone, weekStart: 1, from: lo, to: hi)
+        let (counts, oracle) = SlotSummaryTests.byBucket(samples, walker, lo: lo, hi: hi)
+        #expect(result.rows.map(\.start) == counts.keys.sorted())
+        for row in result.rows {
+            let v = oracle[row.start] ?? []
+            #expect(row.values[.count] == Double(counts[row.start]!))
+            #expect(row.values[.min] == v.min() && row.values[.max] == v.max())
+            #expect(row.values[.sum] == v.reduce(0, +) && row.values[.mean] == v.reduce(0, +) / Double(v.count))
+        }
+    }
+}
