@@ -321,12 +321,6 @@ enum IntColumn {
         _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, _ body: (Int, UInt64) -> Void
     ) {
         guard let base = packed.baseAddress else { return }
-        forEachPacked(base, count: n, width: width, body)
-    }
-
-    /// Calls `body` with each of the `n` packed `width`-bit numbers (0–64 bits) at `base` in order.
-    @inline(__always)
-    static func forEachPacked(_ base: UnsafeRawPointer, count n: Int, width: Int, _ body: (Int, UInt64) -> Void) {
         // Heart rate's deltas take 1–16 bits: each width gets its own copy of the loop, where every
         // load offset and shift is a constant (with the two chains of Accumulator.extremesAndTotal,
         // daily p50/p95 over five heavy years 19.6 → 14.3 ms).
