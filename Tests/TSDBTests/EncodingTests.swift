@@ -257,7 +257,7 @@ import Testing
         var out = [Int64](repeating: 0, count: count)
         try bytes.withUnsafeBytes { (buf) throws in
             var r = ByteReader(UnsafeRawBufferPointer(rebasing: buf[0..<forced.count]), context: "column")
-            try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) }
+            _ = try out.withUnsafeMutableBufferPointer { try IntColumn.decode(&r, count: count, into: $0.baseAddress!) }
             #expect(r.isAtEnd)
         }
         #expect(out == values)

@@ -150,55 +150,73 @@ struct PackedColumn {
 
     /// Totals of values `0 ..< split` and `split ..< count`, or nil when a value's magnitude
     /// reaches ``valueBound``. With `whole`, the totals of all the values (a block's index entry),
-    /// the side with fewer values is added up alone where that is cheaper (the first, or either of
-    /// FOR) and the other taken as the rest: it holds the whole's extremes when the fewer hold
-    /// neither. (When they hold one, the rest may too or not, and both sides are added up.)
+    /// the side with fewer values is added up first, and the other is the whole less it when the
+    /// fewer hold neither of the whole's extremes (when they hold one, the rest may too or not, and
+    /// it is added up as well). Deltas before a later fewer side are only followed to its start.
     func totals(split: Int, whole: ValueTotals?) -> (before: ValueTotals, after: ValueTotals)? {
-        if let whole, whole.count == count, split <= count - split || !deltas,
-            let sides = fewerAndRest(split: split, whole: whole)
-        {
-            return sides
-        }
-        var before = ValueTotals()
-        var after = ValueTotals()
-        if deltas {
-            var v = first
-            var index = 1
-            if split > 0 { before.add(v) } else { after.add(v) }
-            for run in runs {
-                let cut = Swift.min(Swift.max(split - index, 0), run.count)
-                run.addDeltas(0..<cut, running: &v, to: &before)
-                run.addDeltas(cut..<run.count, running: &v, to: &after)
-                index += run.count
-            }
+        let whole = whole?.count == count ? whole : nil
+        var (before, after) = (ValueTotals(), ValueTotals())
+        var running: Int64 = 0
+        if split <= count - split {
+            add(0..<split, running: &running, to: &before)
+            if let whole, let rest = Self.rest(of: whole, less: before) { return (before, rest) }
+            add(split..<count, running: &running, to: &after)
         } else {
-            runs[0].addValues(0..<split, to: &before)
-            runs[0].addValues(split..<count, to: &after)
+            if deltas { running = value(before: split) }
+            add(split..<count, running: &running, to: &after)
+            if let whole, let rest = Self.rest(of: whole, less: after) { return (rest, after) }
+            add(0..<split, running: &running, to: &before)
         }
         return Self.bounded(before, after) ? (before, after) : nil
     }
 
-    private func fewerAndRest(split: Int, whole: ValueTotals) -> (before: ValueTotals, after: ValueTotals)? {
-        let fewerFirst = split <= count - split
-        var fewer = ValueTotals()
-        if !deltas {
-            runs[0].addValues(fewerFirst ? 0..<split : split..<count, to: &fewer)
-        } else {
-            // The first `split` values: value 0 is `first`, then the runs' deltas until there are enough.
-            var v = first
-            if split > 0 { fewer.add(v) }
-            for run in runs where fewer.count < split {
-                run.addDeltas(0..<Swift.min(split - fewer.count, run.count), running: &v, to: &fewer)
-            }
+    /// Adds values `range` to `totals`. For deltas, `running` holds the value before the range
+    /// (unless it starts at 0) and ends on the range's last value.
+    private func add(_ range: Range<Int>, running: inout Int64, to totals: inout ValueTotals) {
+        guard deltas else { return runs[0].addValues(range, to: &totals) }
+        guard !range.isEmpty else { return }
+        if range.lowerBound == 0 {
+            running = first
+            totals.add(first)
         }
-        guard fewer.minimum > whole.minimum, fewer.maximum < whole.maximum else { return nil }
+        forDeltas(Swift.max(range.lowerBound, 1)..<range.upperBound) { run, numbers in
+            run.addDeltas(numbers, running: &running, to: &totals)
+        }
+    }
+
+    /// Value `index - 1` of a delta column (`index` ≥ 1): its deltas added up, their values not
+    /// otherwise looked at (a third of the work of adding them to totals).
+    private func value(before index: Int) -> Int64 {
+        var running = first
+        forDeltas(1..<index) { run, numbers in run.followDeltas(numbers, running: &running) }
+        return running
+    }
+
+    /// Calls `body` with each run holding deltas of values `range` (1 ..< count), and the numbers
+    /// in that run that lead to them, in order.
+    @inline(__always)
+    private func forDeltas(_ range: Range<Int>, _ body: (PackedRun, Range<Int>) -> Void) {
+        var first = 1
+        for run in runs {
+            let (low, high) = (Swift.max(range.lowerBound - first, 0), Swift.min(range.upperBound - first, run.count))
+            if low < high { body(run, low..<high) }
+            first += run.count
+            if first >= range.upperBound { return }
+        }
+    }
+
+    /// The totals of `whole` less those of `fewer`, when `fewer` holds neither of its extremes and
+    /// the figures can be (the whole's come from an index entry: a sum its extremes cannot make is
+    /// not used).
+    private static func rest(of whole: ValueTotals, less fewer: ValueTotals) -> ValueTotals? {
+        guard fewer.minimum > whole.minimum, fewer.maximum < whole.maximum, bounded(fewer, whole) else { return nil }
         let rest = ValueTotals(
-            count: count - fewer.count, minimum: whole.minimum, maximum: whole.maximum, sum: whole.sum &- fewer.sum)
-        // The whole's figures come from the index entry: a sum its extremes cannot make is not used.
-        guard Self.bounded(fewer, whole), rest.sum >= whole.minimum &* Int64(rest.count),
-            rest.sum <= whole.maximum &* Int64(rest.count)
-        else { return nil }
-        return fewerFirst ? (fewer, rest) : (rest, fewer)
+            count: whole.count - fewer.count, minimum: whole.minimum, maximum: whole.maximum,
+            sum: whole.sum &- fewer.sum)
+        guard rest.sum >= whole.minimum &* Int64(rest.count), rest.sum <= whole.maximum &* Int64(rest.count) else {
+            return nil
+        }
+        return rest
     }
 
     private static func bounded(_ a: ValueTotals, _ b: ValueTotals) -> Bool {
@@ -206,62 +224,95 @@ struct PackedColumn {
     }
 }
 
+/// What a loop over a run's packed numbers does with each: a FOR value, or a delta.
+protocol PackedNumberVisitor {
+    mutating func take(_ number: Int64)
+}
+
+/// Adds FOR values to totals (kept in locals while a loop runs, as its own stored properties).
+private struct ValueAdder: PackedNumberVisitor {
+    var totals: ValueTotals
+
+    @inline(__always) mutating func take(_ number: Int64) { totals.add(number) }
+}
+
+/// Follows deltas from `running`, adding each value reached to totals.
+private struct DeltaAdder: PackedNumberVisitor {
+    var running: Int64
+    var totals: ValueTotals
+
+    @inline(__always) mutating func take(_ number: Int64) {
+        running &+= number
+        totals.add(running)
+    }
+}
+
+/// Follows deltas from `running` and nothing else: the way to a later side's first value.
+private struct DeltaFollower: PackedNumberVisitor {
+    var running: Int64
+
+    @inline(__always) mutating func take(_ number: Int64) { running &+= number }
+}
+
 extension PackedRun {
     /// Adds values `reference + p` of numbers `range` to `totals` (FOR).
     func addValues(_ range: Range<Int>, to totals: inout ValueTotals) {
-        var unused: Int64 = 0
-        add(range, deltas: false, running: &unused, to: &totals)
+        var adder = ValueAdder(totals: totals)
+        visit(range, &adder)
+        totals = adder.totals
     }
 
     /// Adds the values reached by deltas `reference + p` of numbers `range` from `running` on
     /// (which ends at the last of them) to `totals`.
     func addDeltas(_ range: Range<Int>, running: inout Int64, to totals: inout ValueTotals) {
-        add(range, deltas: true, running: &running, to: &totals)
+        var adder = DeltaAdder(running: running, totals: totals)
+        visit(range, &adder)
+        (running, totals) = (adder.running, adder.totals)
+    }
+
+    /// Adds deltas `reference + p` of numbers `range` to `running`.
+    func followDeltas(_ range: Range<Int>, running: inout Int64) {
+        var follower = DeltaFollower(running: running)
+        visit(range, &follower)
+        running = follower.running
     }
 
     /// Heart rate's values and deltas take 1–16 bits: each width gets its own copy of the loop, where
     /// the shifts and masks are constants (as ``IntColumn``'s unpacking does).
-    private func add(_ range: Range<Int>, deltas: Bool, running: inout Int64, to totals: inout ValueTotals) {
+    private func visit<V: PackedNumberVisitor>(_ range: Range<Int>, _ visitor: inout V) {
         guard !range.isEmpty else { return }
         switch width {
-        case 1: add(range, IntColumn.Width<1>.self, deltas, &running, &totals)
-        case 2: add(range, IntColumn.Width<2>.self, deltas, &running, &totals)
-        case 3: add(range, IntColumn.Width<3>.self, deltas, &running, &totals)
-        case 4: add(range, IntColumn.Width<4>.self, deltas, &running, &totals)
-        case 5: add(range, IntColumn.Width<5>.self, deltas, &running, &totals)
-        case 6: add(range, IntColumn.Width<6>.self, deltas, &running, &totals)
-        case 7: add(range, IntColumn.Width<7>.self, deltas, &running, &totals)
-        case 8: add(range, IntColumn.Width<8>.self, deltas, &running, &totals)
-        case 9: add(range, IntColumn.Width<9>.self, deltas, &running, &totals)
-        case 10: add(range, IntColumn.Width<10>.self, deltas, &running, &totals)
-        case 11: add(range, IntColumn.Width<11>.self, deltas, &running, &totals)
-        case 12: add(range, IntColumn.Width<12>.self, deltas, &running, &totals)
+        case 1: visit(range, IntColumn.Width<1>.self, &visitor)
+        case 2: visit(range, IntColumn.Width<2>.self, &visitor)
+        case 3: visit(range, IntColumn.Width<3>.self, &visitor)
+        case 4: visit(range, IntColumn.Width<4>.self, &visitor)
+        case 5: visit(range, IntColumn.Width<5>.self, &visitor)
+        case 6: visit(range, IntColumn.Width<6>.self, &visitor)
+        case 7: visit(range, IntColumn.Width<7>.self, &visitor)
+        case 8: visit(range, IntColumn.Width<8>.self, &visitor)
+        case 9: visit(range, IntColumn.Width<9>.self, &visitor)
+        case 10: visit(range, IntColumn.Width<10>.self, &visitor)
+        case 11: visit(range, IntColumn.Width<11>.self, &visitor)
+        case 12: visit(range, IntColumn.Width<12>.self, &visitor)
         default:
-            var (v, low, high, sum) = (running, totals.minimum, totals.maximum, totals.sum)
-            for i in range {
-                v = deltas ? v &+ value(i) : value(i)
-                (low, high, sum) = (Swift.min(low, v), Swift.max(high, v), sum &+ v)
-            }
-            (running, totals.minimum, totals.maximum, totals.sum) = (v, low, high, sum)
-            totals.count += range.count
+            var local = visitor
+            for i in range { local.take(value(i)) }
+            visitor = local
         }
     }
 
     /// Eight numbers of `w` bits take exactly `w` bytes, so from a multiple of eight on, number `k`
     /// of each group of eight lies at the same bit offset: constants in the copy for one width.
     @inline(__always)
-    private func add<let w: Int>(
-        _ range: Range<Int>, _: IntColumn.Width<w>.Type, _ deltas: Bool, _ running: inout Int64,
-        _ totals: inout ValueTotals
+    private func visit<let w: Int, V: PackedNumberVisitor>(
+        _ range: Range<Int>, _: IntColumn.Width<w>.Type, _ visitor: inout V
     ) {
         let mask: UInt64 = (1 << UInt64(w)) - 1
         let reference = self.reference
-        var (v, low, high, sum) = (running, totals.minimum, totals.maximum, totals.sum)
+        var local = visitor
         @inline(__always) func take(_ at: UnsafeRawPointer, bit: Int) {
             let word = UInt64(littleEndian: at.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
-            let number = reference &+ Int64(bitPattern: (word >> UInt64(bit & 7)) & mask)
-            v = deltas ? v &+ number : number
-            (low, high, sum) = (Swift.min(low, v), Swift.max(high, v), sum &+ v)
+            local.take(reference &+ Int64(bitPattern: (word >> UInt64(bit & 7)) & mask))
         }
         var i = range.lowerBound
         let end = range.upperBound
@@ -279,7 +330,6 @@ extension PackedRun {
             take(bytes, bit: i &* w)
             i &+= 1
         }
-        (running, totals.minimum, totals.maximum, totals.sum) = (v, low, high, sum)
-        totals.count += range.count
+        visitor = local
     }
 }
