@@ -197,6 +197,29 @@ import Testing
 
     /// A segment that cannot be written (a folder in the way of its file) stops the compaction
     /// with an error naming it, though it was written on another thread while later files merged;
+
+    /// A file holding more samples than are gathered at once (GatheredSamples.limit), its types
+    /// interleaved across a month's end, stores every sample, each month's in its own segment.
+    @Test func aFileLargerThanAGatheringInterleavingTypesAcrossMonthsStoresEverySample() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        let end: Int64 = 1_738_368_000_000_000  // 2025-02-01T00:00:00Z
+        var lines: [String] = []
+        let count = GatheredSamples.limit + GatheredSamples.limit / 3
+        for i in 0..<count {
+            // Seconds around midnight, so runs of a type alternate with the others' and the month.
+            let t = ISO8601.format(end + Int64(i / 3 - count / 6) * 1_000_000, .zulu)
+            let type = ["HR", "Steps", "Energy"][i % 3]
+            lines.append(#"{"type":"\#(type)","start":"\#(t)","end":"\#(t)","value":\#(i)}"#)
+        }
+        let text = #"{"date":"2025-01-31","samples":[\#(lines.joined(separator: ","))]}"#
+        folder.write(text, to: "raw/2025/01/2025-01-31.json")
+        let report = try compact(folder.path)
+        #expect(report.samplesStored == count)
+        let store = try Store(at: folder.path)
+        #expect(store.manifest.segments.count == 6)
+        #expect(Set(try storedSamples(store)) == Set(try samples(ofDayFile: Array(text.utf8))))
+    }
     /// nothing is published, and once the folder is gone the next compaction stores everything.
     @Test func aSegmentThatCannotBeWrittenStopsTheCompaction() throws {
         let folder = TemporaryFolder("blocked")

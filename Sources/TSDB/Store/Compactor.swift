@@ -76,6 +76,8 @@ public final class Compactor {
     /// Segments written this run that kept a published file.
     var segmentsKept = 0
     var late: [MonthKey: [PackedSample]] = [:]
+    /// Buffers ``merge(_:keep:)`` gathers a file's samples in, kept for the next file.
+    private var gathered = GatheredSamples()
     var generation: UInt64 = 1
     var report = CompactionReport()
     var syncer = BackgroundSyncer()
@@ -360,20 +362,15 @@ public final class Compactor {
         var monthEnd = Int64.min
         var monthIndex = MonthIndex(rawValue: 0)
         var keepMonth = false
-        // Consecutive samples mostly share a (type, month): append to a local run and hand it
-        // over when the key changes, instead of hashing the key for every sample.
-        var runKey = MonthKey(type: -1, month: MonthIndex(rawValue: 0))
-        var run: [PackedSample] = []
-        func handOver() {
-            guard !run.isEmpty else { return }
-            if (written[runKey] != nil || submitted.contains(runKey)) && !mergingExport {
-                late[runKey, default: []] += run
-            } else {
-                pending[runKey, default: []] += run
-            }
-            run.removeAll(keepingCapacity: true)
+        // A day file interleaves its types (runs of ~2.5 samples in the generated year): each
+        // (type, month) gathers its samples here and is handed over once, not once a run (a
+        // hand-over hashes its key three times: a tenth of a compaction's instructions).
+        var gathered = self.gathered
+        self.gathered = GatheredSamples()
+        defer {
+            gathered.handOver(to: self)
+            self.gathered = gathered
         }
-        defer { handOver() }
         for var s in parsed.samples {
             if s.start < monthStart || s.start >= monthEnd {
                 (monthIndex, monthStart, monthEnd) = MonthIndex.containing(s.start)
@@ -386,14 +383,19 @@ public final class Compactor {
             s.device = map(s.device)
             s.metadata = map(s.metadata)
             if s.valueTag == ValueTag.numberText { s.mantissa = Int64(remap[Int(s.mantissa)]) }
-            let key = MonthKey(type: s.type, month: monthIndex)
-            if key != runKey {
-                handOver()
-                runKey = key
-            }
-            run.append(s)
+            if gathered.append(s, MonthKey(type: s.type, month: monthIndex)) { gathered.handOverFullest(to: self) }
         }
         return parsed.months
+    }
+
+    /// Samples moved into the buffers for `key`: pending, or late when its segment is written or
+    /// being written (an export's samples always pending: it rewrites such months itself).
+    func handOver(_ key: MonthKey, _ samples: [PackedSample]) {
+        if (written[key] != nil || submitted.contains(key)) && !mergingExport {
+            late[key, default: []] += samples
+        } else {
+            pending[key, default: []] += samples
+        }
     }
 
     // MARK: Writing segments
@@ -585,5 +587,54 @@ public final class Compactor {
             generation = sum
         }
         return generation
+    }
+}
+
+/// One file's samples gathered by (type, month) in file order, before they are handed over to
+/// the compactor's buffers. Few keys at a time (a day file's types), found by a linear search
+/// from the last one used. The buffers keep their memory from file to file (growing them anew
+/// was a sixth of the merge); at most ``limit`` samples are held at once (an export's chunk is
+/// large), so each buffer stays under a megabyte.
+struct GatheredSamples {
+    static let limit = 1 << 14
+    private var keys: [Compactor.MonthKey] = []
+    /// `samples[..<keys.count]` are the keys' samples; the rest are empty buffers kept for reuse.
+    private var samples: [[PackedSample]] = []
+    private var last = 0
+    private var held = 0
+
+    /// Adds `s` under `key`; true when ``limit`` samples are held.
+    @inline(__always)
+    mutating func append(_ s: PackedSample, _ key: Compactor.MonthKey) -> Bool {
+        if last >= keys.count || keys[last] != key { last = index(of: key) }
+        samples[last].append(s)
+        held += 1
+        return held >= Self.limit
+    }
+
+    private mutating func index(of key: Compactor.MonthKey) -> Int {
+        if let i = keys.firstIndex(of: key) { return i }
+        keys.append(key)
+        if samples.count < keys.count { samples.append([]) }
+        return keys.count - 1
+    }
+
+    /// Hands the key holding the most samples over (each key's samples stay in order: later ones
+    /// are appended after them).
+    mutating func handOverFullest(to compactor: Compactor) {
+        guard let i = keys.indices.max(by: { samples[$0].count < samples[$1].count }) else { return }
+        compactor.handOver(keys[i], samples[i])
+        held -= samples[i].count
+        samples[i].removeAll(keepingCapacity: true)
+    }
+
+    /// Hands every key's samples over, in the order the keys first appeared, and forgets the keys.
+    mutating func handOver(to compactor: Compactor) {
+        for i in keys.indices where !samples[i].isEmpty {
+            compactor.handOver(keys[i], samples[i])
+            samples[i].removeAll(keepingCapacity: true)
+        }
+        keys.removeAll(keepingCapacity: true)
+        (last, held) = (0, 0)
     }
 }
