@@ -30,13 +30,13 @@ struct SegmentWriter {
         } else {
             SegmentHeader.encode(into: &out)
         }
-        var columns = BlockColumns(capacity: min(blockSamples, samples.count))
+        let columns = BlockColumns(capacity: min(blockSamples, samples.count))
         var blockStart = 0
         var blockCount = entries
         while blockStart < samples.count {
             let blockEnd = Self.blockEnd(samples, from: blockStart, limit: blockSamples, daySplit: daySplitSamples)
             let block = UnsafeBufferPointer(rebasing: samples[blockStart..<blockEnd])
-            let (summary, exponent) = fill(&columns, with: block, dictionary: &dictionary, strings: strings)
+            let (summary, exponent) = fill(columns, with: block, dictionary: &dictionary, strings: strings)
             let raw = columns.encode()
             let (stored, usedCodec) = compress(raw)
             let location = BlockLocation(
@@ -73,37 +73,40 @@ struct SegmentWriter {
 
     /// Fills the nine columns (§5.1) of one block and computes its summary (§6).
     private func fill(
-        _ columns: inout BlockColumns, with block: UnsafeBufferPointer<PackedSample>,
+        _ columns: BlockColumns, with block: UnsafeBufferPointer<PackedSample>,
         dictionary: inout DictionaryTables, strings: ByteInterner
     ) -> (BlockSummary, UInt8) {
-        columns.reset()
+        columns.count = block.count
         var summary = SummaryBuilder(block)
         let exponent = Self.timeUnitExponent(block)
         let unit = SegmentFormat.powersOfTen[Int(exponent)]
         let firstStart = block.first!.start
-        for s in block {
-            columns[.start].append((s.start - firstStart) / unit)
-            columns[.duration].append((s.end - s.start) / unit)
-            columns[.form].append(dictionary.formID(s.forms))
-            columns[.valueTag].append(Int64(s.valueTag))
+        let (start, duration, form) = (columns[.start], columns[.duration], columns[.form])
+        let (valueTag, mantissa, units) = (columns[.valueTag], columns[.mantissa], columns[.unit])
+        let (source, device, metadata) = (columns[.source], columns[.device], columns[.metadata])
+        for (i, s) in block.enumerated() {
+            start[i] = (s.start - firstStart) / unit
+            duration[i] = (s.end - s.start) / unit
+            form[i] = dictionary.formID(s.forms)
+            valueTag[i] = Int64(s.valueTag)
             var numeric: Double? = nil
             if s.valueTag == ValueTag.numberText {
                 let id = dictionary.numberTexts.id(Int32(truncatingIfNeeded: s.mantissa), strings)
-                columns[.mantissa].append(id - SegmentFormat.firstDictionaryID)
+                mantissa[i] = id - SegmentFormat.firstDictionaryID
                 numeric = strings.withBytes(Int32(truncatingIfNeeded: s.mantissa)) {
                     Double(String(decoding: $0, as: UTF8.self))
                 }
             } else {
-                columns[.mantissa].append(s.mantissa)
+                mantissa[i] = s.mantissa
                 if s.valueTag >= ValueTag.decimalBase {
                     numeric = ExactDecimal(mantissa: s.mantissa, scale: s.valueTag - ValueTag.decimalBase).doubleValue
                 }
             }
             summary.add(end: s.end, value: numeric)
-            columns[.unit].append(dictionary.units.id(s.unit, strings))
-            columns[.source].append(dictionary.sources.id(s.source, strings))
-            columns[.device].append(dictionary.devices.id(s.device, strings))
-            columns[.metadata].append(dictionary.metadata.id(s.metadata, strings))
+            units[i] = dictionary.units.id(s.unit, strings)
+            source[i] = dictionary.sources.id(s.source, strings)
+            device[i] = dictionary.devices.id(s.device, strings)
+            metadata[i] = dictionary.metadata.id(s.metadata, strings)
         }
         return (summary.finished, exponent)
     }
@@ -253,11 +256,19 @@ private struct DictionaryBuilder {
     var strings: [String] = []
     var ids: [Int64] = []
 
+    @inline(__always)
     mutating func id(_ interned: Int32, _ table: ByteInterner) -> Int64 {
         if interned == PackedSample.absent { return 0 }
         if interned == PackedSample.null { return 1 }
         let i = Int(interned)
         if i < ids.count, ids[i] >= 0 { return ids[i] }
+        return add(interned, table)
+    }
+
+    /// A string's first use in the segment.
+    @inline(never)
+    private mutating func add(_ interned: Int32, _ table: ByteInterner) -> Int64 {
+        let i = Int(interned)
         if i >= ids.count { ids.append(contentsOf: repeatElement(-1, count: max(i + 1, table.count) - ids.count)) }
         let id = Int64(strings.count) + SegmentFormat.firstDictionaryID
         strings.append(table.string(interned))
@@ -271,30 +282,29 @@ enum Column: Int, CaseIterable {
     case start, duration, form, valueTag, mantissa, unit, source, device, metadata
 }
 
-/// One array per ``Column``, reused from block to block.
-struct BlockColumns {
-    var data: [[Int64]]
+/// A block's nine columns side by side in one allocation, reused from block to block and filled
+/// by index: appending to nine arrays cost two uniqueness checks and a capacity check a value.
+final class BlockColumns {
+    let capacity: Int
+    private let values: UnsafeMutablePointer<Int64>
+    /// Values in each column (at most `capacity`).
+    var count = 0 {
+        willSet { precondition(newValue >= 0 && newValue <= capacity, "a block larger than its columns") }
+    }
 
     init(capacity: Int) {
-        data = Column.allCases.map { _ in
-            var a = [Int64]()
-            a.reserveCapacity(capacity)
-            return a
-        }
+        self.capacity = capacity
+        values = .allocate(capacity: capacity * Column.allCases.count)
     }
 
-    subscript(_ c: Column) -> [Int64] {
-        get { data[c.rawValue] }
-        _modify { yield &data[c.rawValue] }
-    }
+    deinit { values.deallocate() }
 
-    mutating func reset() {
-        for i in data.indices { data[i].removeAll(keepingCapacity: true) }
-    }
+    /// Column `c`'s room: `capacity` values, the first `count` of them the block's.
+    subscript(_ c: Column) -> UnsafeMutablePointer<Int64> { values + c.rawValue * capacity }
 
     func encode() -> [UInt8] {
-        var w = ByteWriter(capacity: data[0].count * 4)
-        for column in data { column.withUnsafeBufferPointer { IntColumn.encode($0, into: &w) } }
+        var w = ByteWriter(capacity: count * 4)
+        for c in Column.allCases { IntColumn.encode(UnsafeBufferPointer(start: self[c], count: count), into: &w) }
         return w.bytes
     }
 }
