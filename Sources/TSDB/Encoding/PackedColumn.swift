@@ -184,8 +184,8 @@ struct PackedColumn {
         }
     }
 
-    /// Value `index - 1` of a delta column (`index` ≥ 1): its deltas added up, their values not
-    /// otherwise looked at (a third of the work of adding them to totals).
+    /// Value `index - 1` of a delta column (`index` ≥ 1): its deltas added up, with no minimum,
+    /// maximum or sum kept of the values they reach.
     private func value(before index: Int) -> Int64 {
         var running = first
         forDeltas(1..<index) { run, numbers in run.followDeltas(numbers, running: &running) }

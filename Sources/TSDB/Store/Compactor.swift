@@ -364,7 +364,8 @@ public final class Compactor {
         var keepMonth = false
         // A day file interleaves its types (runs of ~2.5 samples in the generated year): each
         // (type, month) gathers its samples here and is handed over once, not once a run (a
-        // hand-over hashes its key three times: a tenth of a compaction's instructions).
+        // hand-over hashes its key three times; handing over runs made the merge a tenth of the
+        // year's compaction in instructions).
         var gathered = self.gathered
         self.gathered = GatheredSamples()
         defer {
