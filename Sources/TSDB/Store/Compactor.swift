@@ -594,8 +594,8 @@ public final class Compactor {
 /// One file's samples gathered by (type, month) in file order, before they are handed over to
 /// the compactor's buffers. Few keys at a time (a day file's types), found by a linear search
 /// from the last one used. The buffers keep their memory from file to file (growing them anew
-/// was a sixth of the merge); at most ``limit`` samples are held at once (an export's chunk is
-/// large), so each buffer stays under a megabyte.
+/// was a fifth of the merge's instructions); at most ``limit`` samples are held at once (an
+/// export's chunk is large), so a buffer stays within two megabytes.
 struct GatheredSamples {
     static let limit = 1 << 14
     private var keys: [Compactor.MonthKey] = []
