@@ -229,7 +229,7 @@ protocol PackedNumberVisitor {
     mutating func take(_ number: Int64)
 }
 
-/// Adds FOR values to totals (kept in locals while a loop runs, as its own stored properties).
+/// Adds FOR values to totals, which the adder holds while a loop runs.
 private struct ValueAdder: PackedNumberVisitor {
     var totals: ValueTotals
 
