@@ -108,4 +108,123 @@ import Testing
         let same = written == expected
         #expect(same, "the bytes differ")
     }
+
+    /// Timestamps from the template of their date against ISO8601.write, in order (days go by,
+    /// forms change, instants repeat) and out of order, around midnights, in years 0001 and 9999.
+    @Test func recordedStampsEqualTheTextWrittenInFull() {
+        var rng = SplitMix64(seed: 77)
+        let forms = [
+            TimeForm.zulu, TimeForm(offsetMinutes: 60), TimeForm(offsetMinutes: -210), TimeForm(offsetMinutes: 345),
+            TimeForm(offsetMinutes: 0, isNegativeZero: true), TimeForm(offsetMinutes: -720, fractionDigits: 3),
+            TimeForm(offsetMinutes: 840, fractionDigits: 9), TimeForm(offsetMinutes: 0),
+        ]
+        let day = ISO8601.microsPerDay
+        var instants: [(Int64, TimeForm)] = []
+        var t: Int64 = 1_742_428_800_000_000
+        for i in 0..<40_000 {
+            t += Int64.random(in: 0...(i % 500 == 0 ? 3 * day : 90_000_000), using: &rng)
+            instants.append((t, i % 1000 < 900 ? forms[1] : forms.randomElement(using: &rng)!))
+            // An instant again (a point sample's end), at times in another form.
+            if i % 7 == 0 { instants.append((t, i % 3 == 0 ? forms.randomElement(using: &rng)! : instants.last!.1)) }
+        }
+        for edge in [Int64(0), -62_135_596_800_000_000, 253_402_214_400_000_000 - day, 1_742_428_800_000_000] {
+            for f in forms {
+                let midnight = edge - Int64(f.offsetMinutes) * 60_000_000
+                for d in [-day, -1, 0, 1, 999_999, 1_000_000, day - 1_000_000, day - 1, day] {
+                    instants.append((midnight + d, f))
+                }
+            }
+        }
+        for _ in 0..<5_000 {
+            let random = Int64.random(in: -62_135_596_800_000_000...253_402_214_399_000_000, using: &rng)
+            instants.append((random, forms.randomElement(using: &rng)!))
+        }
+        var writer = RecordedStampWriter()
+        for (micros, form) in instants {
+            var written: [UInt8] = []
+            RowBytes.append(to: &written, capacity: ISO8601.longestText + (micros % 2 == 0 ? 32 : 0)) {
+                writer.write(micros, form, to: &$0)
+            }
+            let expected = ISO8601.format(micros, form)
+            let text = String(decoding: written, as: UTF8.self)
+            if text != expected {
+                Issue.record("\(micros) in \(form): \(text) is not \(expected)")
+                return
+            }
+        }
+    }
+
+    /// A range inside the blocks and a source filter: the rows are the oracle's rows of the
+    /// samples in the range whose source or device contains the filter.
+    @Test(arguments: [Store.TextFormat.csv, .ndjson])
+    func rowsOfARangeAndASourceAreTheOraclesSamplesThere(format: Store.TextFormat) throws {
+        let samples = Self.samples(3_000, seed: 12)
+        let (store, folder) = try SlotSummaryTests().store(samples)
+        defer { folder.cleanup() }
+        var cursor = try store.samples(of: SlotSummaryTests.type)
+        var stored: [Sample] = []
+        while let s = try cursor.next() { stored.append(s) }
+        let from = stored[700].start.microseconds + 1
+        let to = stored[2_300].start.microseconds
+        func matches(_ t: OptionalText) -> Bool { t.string?.lowercased().contains("quoted") ?? false }
+        var expected: [UInt8] = []
+        for s in stored where s.start.microseconds >= from && s.start.microseconds < to {
+            guard matches(s.source) || matches(s.device) else { continue }
+            if format == .csv {
+                expected += Self.csvRow(s)
+            } else {
+                DayFileWriter.appendSample(s, to: &expected)
+                expected.append(0x0A)
+            }
+        }
+        var written: [UInt8] = []
+        try store.writeSamples(of: SlotSummaryTests.type, from: from, to: to, format: format, source: "QUOTED") {
+            written += $0
+        }
+        #expect(!expected.isEmpty)
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+    }
+
+    /// A dictionary with more than 65,535 metadata texts: ids too large for a kept tail's key
+    /// are composed row by row. Dictionary ids are given in order of first use, so a new text
+    /// (id k + 65,536) followed by the old text of id k would share a key cut to 16 bits a field.
+    @Test func rowsWithMetadataIdsBeyondSixteenBitsAreComposedEachTime() throws {
+        var samples: [Sample] = []
+        func add(_ metadata: String) {
+            // One segment: a sample a second from 2025-03-20.
+            let start = Timestamp(microseconds: 1_742_428_800_000_000 + Int64(samples.count) * 1_000_000)
+            samples.append(
+                Sample(
+                    type: SlotSummaryTests.type, start: start, end: start,
+                    value: .decimal(ExactDecimal(mantissa: 60, scale: 0)), unit: .text("count/min"),
+                    source: .text("Watch"), device: .text("Apple Watch"), metadata: .text(metadata)))
+        }
+        for i in 0..<65_536 { add("{\"n\":\(i)}") }
+        for j in 0..<2_000 {
+            add("{\"new\":\(j)}")
+            add("{\"n\":\(j)}")
+        }
+        try expectRowsEqualTheOracle(samples)
+    }
+
+    /// Texts too long to keep 64 composed tails of are composed row by row.
+    @Test func rowsWithLongTextsAreComposedEachTime() throws {
+        var samples = Self.samples(2_000, seed: 5)
+        let long = String(repeating: "a long device name, ", count: 300)
+        for i in samples.indices where i % 10 == 0 { samples[i].device = .text(long) }
+        try expectRowsEqualTheOracle(samples)
+    }
+
+    private func expectRowsEqualTheOracle(_ samples: [Sample]) throws {
+        let (store, folder) = try SlotSummaryTests().store(samples)
+        defer { folder.cleanup() }
+        var cursor = try store.samples(of: SlotSummaryTests.type)
+        var expected: [UInt8] = []
+        while let s = try cursor.next() { expected += Self.csvRow(s) }
+        var written: [UInt8] = []
+        try store.writeSamples(of: SlotSummaryTests.type, format: .csv) { written += $0 }
+        #expect(written.count == expected.count)
+        let same = written == expected
+        #expect(same, "the rows differ")
+    }
 }

@@ -14,22 +14,18 @@ extension Store {
         let block = DecodedBlock()
         for segment in try segments(of: type, from: from, to: to) {
             var rows = SampleRows(segment, format: format)
-            let keep = (segment.sources + segment.devices).map { t -> Bool in
-                guard let filter else { return true }
-                return t.string?.lowercased().contains(filter) ?? false
+            let keep = filter.map { filter in
+                (segment.sources + segment.devices).map { $0.string?.lowercased().contains(filter) ?? false }
             }
             for b in 0..<segment.blockCount
             where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
                 try segment.decode(block: b, into: block)
-                for i in 0..<block.count {
-                    let t = block.starts[i]
-                    guard t >= from, t < to else { continue }
-                    if filter != nil && !keep[Int(block.sources[i])]
-                        && !keep[segment.sources.count + Int(block.devices[i])]
-                    {
-                        continue
-                    }
-                    rows.append(i, of: block, in: segment, to: &out)
+                // Starts are in order within a block.
+                let starts = block.starts
+                var i = starts.partitioningIndex { $0 >= from }
+                let end = starts[i...].partitioningIndex { $0 >= to }
+                while i < end {
+                    i = rows.append(i..<end, of: block, keep: keep ?? [], to: &out)
                     if out.count >= 1 << 16 {
                         flush(out)
                         out.removeAll(keepingCapacity: true)

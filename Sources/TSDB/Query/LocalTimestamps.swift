@@ -91,18 +91,8 @@ public struct LocalTimestampWriter: Sendable {
         shown = micros
         if micros < sameDate.from || micros >= sameDate.until { showDate(micros) }
         let second = UInt64(truncatingIfNeeded: (micros - midnight) / 1_000_000)
-        // The words holding bytes 8–15 (`DDThh:mm`) and 16–23 (`:ss±hh:m`) are made whole and
-        // written from registers: stored (by bytes, or by words) and read back at once, they
-        // cannot be forwarded to the read (12% of the row formatter's samples on one load in perf).
-        func digits(_ v: UInt64, at byte: Int) -> UInt64 {
-            (48 + v / 10) << (8 * byte) | (48 + v % 10) << (8 * byte + 8)
-        }
-        let hour = second / 3600
-        let minute = second / 60 % 60
-        let middle = text.1 & 0x0000_FF00_00FF_FFFF | digits(hour, at: 3) | digits(minute, at: 6)
-        let late = text.2 & 0xFFFF_FFFF_FF00_00FF | digits(second % 60, at: 1)
-        (text.1, text.2) = (middle, late)
-        out.write(words: (text.0, middle, late, text.3), count: Self.length)
+        text = ISO8601.settingTimeOfDay(second, in: text)
+        out.write(words: text, count: Self.length)
     }
 
     /// Puts the local date and offset of `micros` in `text`, and notes the instants that share them.
@@ -129,5 +119,26 @@ public struct LocalTimestampWriter: Sendable {
             return overflow ? (seconds < 0 ? .min : .max) : m
         }
         sameDate = (max(midnight, inMicros(run.start)), min(midnight + 86_400_000_000, inMicros(run.end)))
+    }
+}
+
+extension ISO8601 {
+    /// `text` (the words of a `YYYY-MM-DDThh:mm:ss…` text as they lie in memory) with `hh:mm:ss`
+    /// the time of day of `second` (`0 ..< 86_400`). The words holding bytes 8–15 (`DDThh:mm`) and
+    /// 16–23 (`:ss±hh:m`) are made whole and written from registers: stored (by bytes, or by
+    /// words) and read back at once, they cannot be forwarded to the read (12% of the row
+    /// formatter's samples on one load in perf).
+    @inline(__always)
+    static func settingTimeOfDay(
+        _ second: UInt64, in text: (UInt64, UInt64, UInt64, UInt64)
+    ) -> (UInt64, UInt64, UInt64, UInt64) {
+        @inline(__always) func digits(_ v: UInt64, at byte: UInt64) -> UInt64 {
+            (48 &+ v / 10) &<< (8 &* byte) | (48 &+ v % 10) &<< (8 &* byte &+ 8)
+        }
+        let hour = second / 3600
+        let minute = second / 60 % 60
+        let middle = text.1 & 0x0000_FF00_00FF_FFFF | digits(hour, at: 3) | digits(minute, at: 6)
+        let late = text.2 & 0xFFFF_FFFF_FF00_00FF | digits(second % 60, at: 1)
+        return (text.0, middle, late, text.3)
     }
 }

@@ -361,11 +361,12 @@ struct PosixRule: Sendable, Equatable {
     }
 }
 
-extension Array where Element == Int64 {
-    /// The first index whose element satisfies `belongs` (which must be false, then true, along the array).
+extension RandomAccessCollection where Element == Int64, Index == Int {
+    /// The first index whose element satisfies `belongs` (which must be false, then true, along the
+    /// collection); `endIndex` when none does.
     func partitioningIndex(where belongs: (Int64) -> Bool) -> Int {
-        var lo = 0
-        var hi = count
+        var lo = startIndex
+        var hi = endIndex
         while lo < hi {
             let mid = (lo + hi) / 2
             if belongs(self[mid]) { hi = mid } else { lo = mid + 1 }

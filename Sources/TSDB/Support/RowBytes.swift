@@ -14,6 +14,8 @@ public struct RowBytes: TextOutputStream {
     @usableFromInline var written = 0
     /// Bytes written so far.
     package var count: Int { written }
+    /// Bytes that can still be written.
+    package var room: Int { capacity - written }
 
     @usableFromInline init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
         self.base = base
@@ -33,6 +35,13 @@ public struct RowBytes: TextOutputStream {
         }
     }
 
+    /// Calls `body` with an empty row in `room`; returns how many bytes it wrote there.
+    package static func writing(into room: UnsafeMutableBufferPointer<UInt8>, _ body: (inout RowBytes) -> Void) -> Int {
+        var row = RowBytes(base: room.baseAddress!, capacity: room.count)
+        body(&row)
+        return row.written
+    }
+
     /// Room for `n` more bytes, counted as written.
     @inlinable @inline(__always)
     mutating func claim(_ n: Int) -> UnsafeMutablePointer<UInt8> {
@@ -47,21 +56,21 @@ public struct RowBytes: TextOutputStream {
         claim(bytes.count).update(from: from.assumingMemoryBound(to: UInt8.self), count: bytes.count)
     }
 
-    /// The first `count` (24 to 32) bytes of `words` as they lie in memory: four word stores
-    /// where the row has room for them, else three and a few bytes (a copy of 25 bytes was a call
-    /// to memmove per timestamp).
+    /// The first `count` (at most 32) bytes of `words` as they lie in memory: four word stores
+    /// where the row has room for them, else byte by byte (a copy of 25 bytes was a call to
+    /// memmove per timestamp).
     @inlinable
     public mutating func write(words: (UInt64, UInt64, UInt64, UInt64), count: Int) {
-        precondition(count >= 24 && count <= 32)
-        let room = capacity - written >= 32
-        let p = UnsafeMutableRawPointer(claim(count))
+        precondition(count >= 0 && count <= 32)
+        guard capacity - written >= 32 else {
+            return withUnsafeBytes(of: words) { write(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        }
+        let p = UnsafeMutableRawPointer(base + written)
         p.storeBytes(of: words.0, as: UInt64.self)
         p.storeBytes(of: words.1, toByteOffset: 8, as: UInt64.self)
         p.storeBytes(of: words.2, toByteOffset: 16, as: UInt64.self)
-        guard !room else { return p.storeBytes(of: words.3, toByteOffset: 24, as: UInt64.self) }
-        withUnsafeBytes(of: words.3) { last in
-            for i in 0..<(count - 24) { p.storeBytes(of: last[i], toByteOffset: 24 + i, as: UInt8.self) }
-        }
+        p.storeBytes(of: words.3, toByteOffset: 24, as: UInt64.self)
+        written += count
     }
 
     /// The first `count` (at most 16) bytes of `words` as they lie in memory: two word stores
