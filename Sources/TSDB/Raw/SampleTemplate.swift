@@ -203,16 +203,19 @@ struct SampleTemplates {
     private var lastMatched = 0
     private var oldest = 0
     private var recent = RecentValues()
-    static let capacity = 6
+    /// The year's day files interleave about a dozen kinds of sample: with 6 templates 59,030 of
+    /// its 481,640 samples were parsed in full, with 16 7,843 (9% fewer instructions compacting it).
+    static let capacity = 16
 
     /// The sample at the scanner's position if a template matches it (see ``SampleTemplate``).
     mutating func match(_ s: inout JSONScanner, metadata: ByteInterner, canonicalMetadata: [Int32]) -> PackedSample? {
         guard !templates.isEmpty else { return nil }
         let first = lastMatched
-        var recent = self.recent
-        defer { self.recent = recent }
-        // Borrowed in place: neither a template nor the array is copied or retained per sample.
-        let found = templates.withUnsafeBufferPointer { all -> (Int, PackedSample)? in
+        // Borrowed in place: no template is copied per sample. The array is read through a second
+        // reference so that `recent` is updated where it lies: copied in and out, it was two
+        // memcpy calls a sample (80M instructions of the year's compaction).
+        let all = templates
+        let found = all.withUnsafeBufferPointer { all -> (Int, PackedSample)? in
             if let sample = all[first].match(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) {
                 return (first, sample)
             }

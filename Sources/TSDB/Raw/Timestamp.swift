@@ -310,24 +310,32 @@ struct RecentTimestamps {
     }
 
     @inline(__always) private static func date(_ s: UnsafeRawBufferPointer) -> (UInt64, UInt32) {
-        (s.loadUnaligned(as: UInt64.self), UInt32(s[8]) | UInt32(s[9]) << 8 | UInt32(s[10]) << 16)
+        (s.loadUnaligned(as: UInt64.self), s.loadUnaligned(fromByteOffset: 7, as: UInt32.self))
     }
 
+    /// Bytes 19 and on of a 20- or 25-byte text (its zone), as the high bytes of its last word.
     @inline(__always) private static func zone(_ s: UnsafeRawBufferPointer) -> UInt64 {
-        var z = UInt64(s.count)
-        for i in 19..<s.count { z = z << 8 | UInt64(s[i]) }
-        return z
+        let zoneBytes = s.count - 19
+        return s.loadUnaligned(fromByteOffset: s.count - 8, as: UInt64.self) & ~0 << (8 * (8 - zoneBytes))
     }
 
-    /// `HH:MM:SS` at offset 11 as seconds, or nil if it is not a valid time of day.
+    /// `HH:MM:SS` at offset 11 as seconds, or nil if it is not a valid time of day. Checked and
+    /// read as one word: byte by byte it was a third of reading a known timestamp (perf).
     @inline(__always) private static func timeOfDay(_ s: UnsafeRawBufferPointer) -> Int64? {
-        @inline(__always) func two(_ i: Int) -> Int64 {
-            let (a, b) = (Int64(s[i]) &- 48, Int64(s[i + 1]) &- 48)
-            return UInt64(bitPattern: a) <= 9 && UInt64(bitPattern: b) <= 9 ? a * 10 + b : 99
-        }
-        let (hour, minute, second) = (two(11), two(14), two(17))
-        guard s[13] == UInt8(ascii: ":"), s[16] == UInt8(ascii: ":"), hour <= 23, minute <= 59, second <= 59
+        // Little-endian: byte k of the text is bits 8k ..< 8k + 8 of the word.
+        let word = s.loadUnaligned(fromByteOffset: 11, as: UInt64.self)
+        let colons: UInt64 = 0x0000_FF00_00FF_0000
+        let highNibbles: UInt64 = 0xF0F0_00F0_F000_F0F0
+        let lowNibbles: UInt64 = 0x0F0F_000F_0F00_0F0F
+        // Colons at 13 and 16; digits elsewhere: high nibble 3, low nibble at most 9 (adding 6
+        // carries into the high nibble from 10 up).
+        guard word & colons == 0x0000_3A00_003A_0000, word & highNibbles == 0x3030_0030_3000_3030,
+            (word & lowNibbles &+ 0x0606_0006_0600_0606) & highNibbles == 0
         else { return nil }
+        let v = word & lowNibbles
+        @inline(__always) func two(_ at: UInt64) -> Int64 { Int64((v >> at & 0xF) * 10 + (v >> (at + 8) & 0xF)) }
+        let (hour, minute, second) = (two(0), two(24), two(48))
+        guard hour <= 23, minute <= 59, second <= 59 else { return nil }
         return hour * 3600 + minute * 60 + second
     }
 }
