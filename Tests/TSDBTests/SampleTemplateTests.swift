@@ -58,6 +58,51 @@ import Testing
         #expect(order?.offset == Self.offset(of: "{\"type\"", in: text2, occurrence: 3))
     }
 
+    /// Numbers read by the template's short path are what the scanner and `exactDecimal` make of
+    /// them; the short path declines the rest (exponents, leading zeros, long or odd numbers), and
+    /// takes the plain ones.
+    @Test func shortDecimalsEqualTheScannersReading() {
+        var rng = SplitMix64(seed: 21)
+        var texts = [
+            "0", "52", "-5.5", "73.22", "0.05", "-0", "-0.0", "01", "1.", "1e3", "1E-2", "1.5e2", ".5", "-", "--1",
+            "999999999999999", "1000000000000000", "99999999999999.9", "0.000000000000001", "1.0000000000000000001",
+            "123456789012345678", "1.2.3", "12a", "-00",
+        ]
+        let alphabet = Array("0123456789.-eE")
+        for _ in 0..<20_000 {
+            let length = Int(rng.next() % 20) + 1
+            texts.append(String((0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }))
+        }
+        var taken = 0
+        for text in texts {
+            for after in [",", "}", " ", ""] {
+                let bytes = Array((text + after).utf8)
+                bytes.withUnsafeBytes { raw in
+                    var scanner = JSONScanner(raw)
+                    let scanned = (try? scanner.number()).flatMap { range -> (ExactDecimal, Int)? in
+                        guard !scanner.lastNumberHadExponent, range.upperBound < raw.count,
+                            ![UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(raw[range.upperBound]),
+                            !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(raw[range.upperBound])
+                        else { return nil }
+                        return DayFileParser.exactDecimal(UnsafeRawBufferPointer(rebasing: raw[range])).map {
+                            ($0, range.upperBound)
+                        }
+                    }
+                    guard let (mantissa, scale, end) = SampleTemplate.shortDecimal(raw, at: 0) else { return }
+                    taken += 1
+                    #expect(scanned?.0 == ExactDecimal(mantissa: mantissa, scale: scale), "\(text + after)")
+                    #expect(scanned?.1 == end, "\(text + after)")
+                }
+            }
+        }
+        for plain in ["0", "52", "-5.5", "73.22", "0.05", "999999999999999"] {
+            Array((plain + ",").utf8).withUnsafeBytes { raw in
+                #expect(SampleTemplate.shortDecimal(raw, at: 0) != nil, "\(plain)")
+            }
+        }
+        #expect(taken > 1_000)
+    }
+
     /// Timestamps read from the last one's date and zone equal full parses, valid or not: every
     /// time of day around the edges, other dates and zones, fractions, `Z` and `-00:00`.
     @Test func timestampsReadFromTheLastDateEqualFullParses() {

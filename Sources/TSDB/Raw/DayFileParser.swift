@@ -170,12 +170,14 @@ package enum DayFileParser {
         var metadataScratch = ByteWriter()
         var caches = FieldCaches()
         var templates = SampleTemplates()
+        var matched = PackedSample(
+            start: 0, end: 0, mantissa: 0, forms: 0, type: 0, unit: 0, source: 0, device: 0, metadata: 0, valueTag: 0)
         repeat {
             s.skipWhitespace()
-            if let sample = templates.match(
-                &s, metadata: out.rawMetadata, canonicalMetadata: out.rawMetadataCanonicalID)
+            if templates.match(
+                &s, metadata: out.rawMetadata, canonicalMetadata: out.rawMetadataCanonicalID, into: &matched)
             {
-                out.samples.append(sample)
+                out.samples.append(matched)
             } else {
                 let warnings = out.warnings.count
                 let k = templates.recording(at: s.position)

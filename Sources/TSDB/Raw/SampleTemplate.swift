@@ -36,12 +36,12 @@ struct SampleTemplate {
     private var isSet = false
     private var recordedUpTo = 0
 
-    @inline(__always) private func piece(_ k: Int) -> Piece {
+    @inline(__always) private static func piece(_ k: Int, of t: UnsafePointer<SampleTemplate>) -> Piece {
         switch k {
-        case 0: pieces.0
-        case 1: pieces.1
-        case 2: pieces.2
-        default: pieces.3
+        case 0: t.pointee.pieces.0
+        case 1: t.pointee.pieces.1
+        case 2: t.pointee.pieces.2
+        default: t.pointee.pieces.3
         }
     }
 
@@ -78,33 +78,38 @@ struct SampleTemplate {
 
     // MARK: Matching
 
-    /// The sample at the scanner's position if it matches the template, the scanner then past it;
-    /// else nil with the scanner where it was.
-    func match(
-        _ s: inout JSONScanner, _ recent: inout RecentValues, metadata: ByteInterner, canonicalMetadata: [Int32]
-    ) -> PackedSample? {
-        guard isSet else { return nil }
+    /// Whether the sample at the scanner's position matches template `t`: then it is in `out` and
+    /// the scanner past it; else `out` holds anything and the scanner is where it was. Static, on a
+    /// pointer into the templates, and into `out`: a method call copied the 192-byte template to
+    /// the stack first (memory others can reach might change under a borrow), and a returned
+    /// sample was copied at each return, together 52M instructions of the year's compaction.
+    static func match(
+        _ t: UnsafePointer<SampleTemplate>, _ s: inout JSONScanner, _ recent: inout RecentValues,
+        metadata: ByteInterner, canonicalMetadata: [Int32], into out: inout PackedSample
+    ) -> Bool {
+        guard t.pointee.isSet else { return false }
         let begin = s.position
-        if let matched = read(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) { return matched }
+        if read(t, &s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata, into: &out) { return true }
         s.position = begin
-        return nil
+        return false
     }
 
-    private func read(
-        _ s: inout JSONScanner, _ recent: inout RecentValues, metadata: ByteInterner, canonicalMetadata: [Int32]
-    ) -> PackedSample? {
+    private static func read(
+        _ t: UnsafePointer<SampleTemplate>, _ s: inout JSONScanner, _ recent: inout RecentValues,
+        metadata: ByteInterner, canonicalMetadata: [Int32], into out: inout PackedSample
+    ) -> Bool {
         let bytes = s.bytes
         var q = s.position
-        var out = sample
+        out = t.pointee.sample
         var startForm = TimeForm.zulu
         var endForm = TimeForm.zulu
-        for k in 0..<pieceCount {
-            let piece = piece(k)
-            guard same(bytes, at: q, as: piece.literal, piece.length) else { return nil }
+        for k in 0..<t.pointee.pieceCount {
+            let piece = piece(k, of: t)
+            guard same(bytes, at: q, as: piece.literal, piece.length) else { return false }
             q += piece.length
             switch piece.field {
             case .start, .end:
-                guard let (stamp, next) = Self.timestamp(bytes, at: q, &recent.times) else { return nil }
+                guard let (stamp, next) = Self.timestamp(bytes, at: q, &recent.times) else { return false }
                 if piece.field == .start {
                     (out.start, startForm) = (stamp.microseconds, stamp.form)
                 } else {
@@ -112,10 +117,14 @@ struct SampleTemplate {
                 }
                 q = next
             case .value:
+                if let (mantissa, scale, end) = Self.shortDecimal(bytes, at: q) {
+                    (out.mantissa, out.valueTag, q) = (mantissa, ValueTag.decimalBase + scale, end)
+                    continue
+                }
                 s.position = q
                 guard let range = try? s.number(), !s.lastNumberHadExponent,
                     let d = DayFileParser.exactDecimal(UnsafeRawBufferPointer(rebasing: bytes[range]))
-                else { return nil }
+                else { return false }
                 (out.mantissa, out.valueTag) = (d.mantissa, ValueTag.decimalBase + d.scale)
                 q = s.position
             case .metadata:
@@ -123,20 +132,66 @@ struct SampleTemplate {
                     (out.metadata, q) = (id, q + length)
                     continue
                 }
-                guard q < bytes.count, bytes[q] == UInt8(ascii: "{") else { return nil }
+                guard q < bytes.count, bytes[q] == UInt8(ascii: "{") else { return false }
                 s.position = q
                 guard (try? s.skipValue(depth: 2)) != nil,
                     let id = metadata.lookup(UnsafeRawBufferPointer(rebasing: bytes[q..<s.position]))
-                else { return nil }
+                else { return false }
                 out.metadata = canonicalMetadata[Int(id)]
                 recent.remember(metadata: canonicalMetadata[Int(id)], at: q, length: s.position - q)
                 q = s.position
             }
         }
-        guard same(bytes, at: q, as: tail.literal, tail.length), out.end >= out.start else { return nil }
+        let tail = t.pointee.tail
+        guard same(bytes, at: q, as: tail.literal, tail.length), out.end >= out.start else { return false }
         s.position = q + tail.length
         out.forms = TimeForm.pair(startForm, endForm)
-        return out
+        return true
+    }
+
+    /// The number at `q` when it is short and plain, `-?(0|[1-9][0-9]*)(\\.[0-9]+)?` with at most 15
+    /// digits and a byte other than a digit, point or exponent after it, as the mantissa and scale
+    /// ``DayFileParser/exactDecimal(_:)`` makes of it, and the offset after it; nil for anything
+    /// else (then the scanner reads it). Through the scanner, a heart rate's two digits were read
+    /// twice and a failure thrown to be discarded was possible on each (callgrind: 58M
+    /// instructions of the year's compaction in `JSONScanner.number` alone).
+    @inline(__always)
+    static func shortDecimal(_ bytes: UnsafeRawBufferPointer, at q: Int) -> (Int64, UInt8, Int)? {
+        let n = bytes.count
+        var i = q
+        let negative = i < n && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        @inline(__always) func digit(_ k: Int) -> Int64? {
+            guard k < n else { return nil }
+            let d = bytes[k] &- UInt8(ascii: "0")
+            return d < 10 ? Int64(d) : nil
+        }
+        guard let first = digit(i) else { return nil }
+        var mantissa = first
+        let digitsStart = i
+        i += 1
+        if first != 0 {
+            while let d = digit(i) {
+                mantissa = mantissa &* 10 &+ d
+                i += 1
+            }
+        }
+        var scale = 0
+        if i < n && bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            while let d = digit(i) {
+                mantissa = mantissa &* 10 &+ d
+                scale += 1
+                i += 1
+            }
+            guard scale > 0 else { return nil }
+        }
+        let digits = i - digitsStart - (scale > 0 ? 1 : 0)
+        guard digits <= 15, scale <= Int(ValueTag.maxScale), i < n, !(negative && mantissa == 0) else { return nil }
+        switch bytes[i] {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+        default: return (negative ? -mantissa : mantissa, UInt8(scale), i)
+        }
     }
 
     /// A quoted timestamp of printable ASCII without escapes at `q`, and the offset after it.
@@ -207,28 +262,31 @@ struct SampleTemplates {
     /// its 481,640 samples were parsed in full, with 16 7,843 (9% fewer instructions compacting it).
     static let capacity = 16
 
-    /// The sample at the scanner's position if a template matches it (see ``SampleTemplate``).
-    mutating func match(_ s: inout JSONScanner, metadata: ByteInterner, canonicalMetadata: [Int32]) -> PackedSample? {
-        guard !templates.isEmpty else { return nil }
+    /// Whether a template matches the sample at the scanner's position (see ``SampleTemplate``):
+    /// then the sample is in `out`.
+    mutating func match(
+        _ s: inout JSONScanner, metadata: ByteInterner, canonicalMetadata: [Int32], into out: inout PackedSample
+    ) -> Bool {
+        guard !templates.isEmpty else { return false }
         let first = lastMatched
-        // Borrowed in place: no template is copied per sample. The array is read through a second
-        // reference so that `recent` is updated where it lies: copied in and out, it was two
-        // memcpy calls a sample (80M instructions of the year's compaction).
+        // The array is read through a second reference so that `recent` is updated where it lies
+        // (copied in and out, it was two memcpy calls a sample).
         let all = templates
-        let found = all.withUnsafeBufferPointer { all -> (Int, PackedSample)? in
-            if let sample = all[first].match(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) {
-                return (first, sample)
+        let found = all.withUnsafeBufferPointer { all -> Int? in
+            let (base, m) = (all.baseAddress!, (metadata, canonicalMetadata))
+            if SampleTemplate.match(base + first, &s, &recent, metadata: m.0, canonicalMetadata: m.1, into: &out) {
+                return first
             }
             for k in all.indices where k != first {
-                if let sample = all[k].match(&s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata) {
-                    return (k, sample)
+                if SampleTemplate.match(base + k, &s, &recent, metadata: m.0, canonicalMetadata: m.1, into: &out) {
+                    return k
                 }
             }
             return nil
         }
-        guard let (k, sample) = found else { return nil }
-        lastMatched = k
-        return sample
+        guard let found else { return false }
+        lastMatched = found
+        return true
     }
 
     /// The template to record the next sample into: a new one, or the oldest recorded.
