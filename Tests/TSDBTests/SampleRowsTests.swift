@@ -79,23 +79,29 @@ import Testing
         return row + [0x0A]
     }
 
+    /// A sample as a row in `format`, field by field.
+    static func oracleRow(_ s: Sample, _ format: Store.TextFormat) -> [UInt8] {
+        guard format == .ndjson else { return csvRow(s) }
+        var row: [UInt8] = []
+        DayFileWriter.appendSample(s, to: &row)
+        return row + [0x0A]
+    }
+
+    /// Every stored sample of the test type, in order.
+    static func stored(_ store: Store) throws -> [Sample] {
+        var cursor = try store.samples(of: SlotSummaryTests.type)
+        var stored: [Sample] = []
+        while let s = try cursor.next() { stored.append(s) }
+        return stored
+    }
+
     @Test(arguments: [Store.TextFormat.csv, .ndjson])
     func rowsEqualTheSamplesWrittenFieldByField(format: Store.TextFormat) throws {
         let (store, folder) = try SlotSummaryTests().store(Self.samples(3_000, seed: 9))
         defer { folder.cleanup() }
-        var cursor = try store.samples(of: SlotSummaryTests.type)
-        var stored: [Sample] = []
-        while let s = try cursor.next() { stored.append(s) }
+        let stored = try Self.stored(store)
         #expect(stored.count == 3_000)
-        var expected: [UInt8] = []
-        for s in stored {
-            if format == .csv {
-                expected += Self.csvRow(s)
-            } else {
-                DayFileWriter.appendSample(s, to: &expected)
-                expected.append(0x0A)
-            }
-        }
+        let expected = stored.flatMap { Self.oracleRow($0, format) }
         var written: [UInt8] = []
         try store.writeSamples(of: SlotSummaryTests.type, format: format) { written += $0 }
         // The first row that differs, not megabytes of bytes, when they do.
@@ -161,22 +167,13 @@ import Testing
         let samples = Self.samples(3_000, seed: 12)
         let (store, folder) = try SlotSummaryTests().store(samples)
         defer { folder.cleanup() }
-        var cursor = try store.samples(of: SlotSummaryTests.type)
-        var stored: [Sample] = []
-        while let s = try cursor.next() { stored.append(s) }
+        let stored = try Self.stored(store)
         let from = stored[700].start.microseconds + 1
         let to = stored[2_300].start.microseconds
         func matches(_ t: OptionalText) -> Bool { t.string?.lowercased().contains("quoted") ?? false }
-        var expected: [UInt8] = []
-        for s in stored where s.start.microseconds >= from && s.start.microseconds < to {
-            guard matches(s.source) || matches(s.device) else { continue }
-            if format == .csv {
-                expected += Self.csvRow(s)
-            } else {
-                DayFileWriter.appendSample(s, to: &expected)
-                expected.append(0x0A)
-            }
-        }
+        let expected = stored.filter { s in
+            s.start.microseconds >= from && s.start.microseconds < to && (matches(s.source) || matches(s.device))
+        }.flatMap { Self.oracleRow($0, format) }
         var written: [UInt8] = []
         try store.writeSamples(of: SlotSummaryTests.type, from: from, to: to, format: format, source: "QUOTED") {
             written += $0
@@ -218,9 +215,7 @@ import Testing
     private func expectRowsEqualTheOracle(_ samples: [Sample]) throws {
         let (store, folder) = try SlotSummaryTests().store(samples)
         defer { folder.cleanup() }
-        var cursor = try store.samples(of: SlotSummaryTests.type)
-        var expected: [UInt8] = []
-        while let s = try cursor.next() { expected += Self.csvRow(s) }
+        let expected = try Self.stored(store).flatMap { Self.csvRow($0) }
         var written: [UInt8] = []
         try store.writeSamples(of: SlotSummaryTests.type, format: .csv) { written += $0 }
         #expect(written.count == expected.count)
