@@ -1,7 +1,7 @@
 /// Writes instants in the form they were recorded in (``TimeForm``), the text
 /// ``ISO8601/write(_:_:to:)`` makes, from a template of the last date and form: raw rows come in
 /// time order and share them (a day of heart rate is thousands of samples, all `+01:00`), so most
-/// timestamps cost their time of day. Three months of heart rate to CSV spent 39% of their
+/// timestamps cost their time of day. Three months of heart rate to CSV spent 37% of their
 /// instructions formatting each timestamp in full (callgrind).
 ///
 /// Forms with a fraction of a second are written in full every time: neither the day files nor

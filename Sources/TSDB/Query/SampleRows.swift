@@ -13,6 +13,8 @@ struct SampleRows {
     private var tails: RowTails
     private let numberTexts: [[UInt8]]
     private let forms: [(TimeForm, TimeForm)]
+    /// Where device ids start in a `keep` list (after the source ids).
+    private let sourceCount: Int
     /// Room one row may need, with the slack word stores of timestamps take.
     let longestRow: Int
     private var stamps = RecordedStampWriter()
@@ -32,6 +34,7 @@ struct SampleRows {
         tails = RowTails(segment, format: format)
         numberTexts = segment.dictionary.numberTexts.map { Array($0.utf8) }
         forms = segment.forms
+        sourceCount = segment.sources.count
         // Two timestamps with their separators, a decimal (at most 21 bytes: 19 digits, a sign and
         // a point, or "-0." and 18) or number text with NDJSON's key, and 32 bytes of slack.
         let longestNumber = max(24, numberTexts.map(\.count).max() ?? 0)
@@ -52,8 +55,8 @@ struct SampleRows {
             while i < rows.upperBound && row.room >= longestRow {
                 defer { i += 1 }
                 let (source, device) = (Int(sources[i]), Int(devices[i]))
-                guard keep.isEmpty || keep[source] || keep[tails.sourceCount + device] else { continue }
-                head.withUnsafeBytes { row.write($0) }
+                guard keep.isEmpty || keep[source] || keep[sourceCount + device] else { continue }
+                row.write(head)
                 let (startForm, endForm) = forms[Int(formIds[i])]
                 stamps.write(starts[i], startForm, to: &row)
                 row.write(csv ? "," : "\",\"end\":\"")
@@ -77,7 +80,7 @@ struct SampleRows {
         case ValueTag.null: if !csv { row.write(",\"value\":null") }
         default:
             if !csv { row.write(",\"value\":") }
-            numberTexts[Int(mantissa)].withUnsafeBytes { row.write($0) }
+            row.write(numberTexts[Int(mantissa)])
         }
     }
 }
@@ -91,7 +94,6 @@ private struct RowTails {
     private let units, sources, devices, metadata: RenderedTexts
     /// The longest tail.
     let longest: Int
-    let sourceCount: Int
     private static let slotCount = 64
     /// Each slot's key (the four ids, 16 bits each; `.max` when empty), its tail's length, and its
     /// tail in `longest` bytes of `bytes`. No slots when a tail is too long to keep 64 of.
@@ -105,7 +107,6 @@ private struct RowTails {
         sources = RenderedTexts(segment.sources, key: "source", format)
         devices = RenderedTexts(segment.devices, key: "device", format)
         metadata = RenderedTexts(segment.metadata, key: "metadata", format)
-        sourceCount = segment.sources.count
         longest = units.longest + sources.longest + devices.longest + metadata.longest + 6
         if longest <= 4096 {
             keys = Array(repeating: .max, count: Self.slotCount)

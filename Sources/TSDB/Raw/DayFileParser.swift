@@ -167,8 +167,8 @@ package enum DayFileParser {
         s.position += 1
         if s.consume(UInt8(ascii: "]")) { return }
         // Room for a sample per 256 bytes left (the exporter writes about 290): grown by doubling,
-        // the array was copied a dozen times a file (65M instructions of the year's compaction),
-        // and ended with up to twice the room.
+        // the array was copied about ten times a file (the year's compaction took 33M instructions
+        // more), and ended with up to twice the room.
         out.samples.reserveCapacity(out.samples.count + (s.bytes.count - s.position) / 256 + 1)
         var index = 0
         var metadataScratch = ByteWriter()

@@ -81,8 +81,9 @@ struct SampleTemplate {
     /// Whether the sample at the scanner's position matches template `t`: then it is in `out` and
     /// the scanner past it; else `out` holds anything and the scanner is where it was. Static, on a
     /// pointer into the templates, and into `out`: a method call copied the 192-byte template to
-    /// the stack first (memory others can reach might change under a borrow), and a returned
-    /// sample was copied at each return, together 52M instructions of the year's compaction.
+    /// the stack first (memory others can reach might change under a borrow; 52M instructions of
+    /// memcpy in the year's compaction), and a returned sample was copied at each return (written
+    /// in place, the compaction took 2.02G -> 1.91G instructions).
     static func match(
         _ t: UnsafePointer<SampleTemplate>, _ s: inout JSONScanner, _ recent: inout RecentValues,
         metadata: ByteInterner, canonicalMetadata: [Int32], into out: inout PackedSample
