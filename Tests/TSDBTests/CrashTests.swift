@@ -135,6 +135,12 @@ struct CrashFixture {
             $0.hasSuffix(".tmp")
         }
         #expect(leftovers.isEmpty)
+        // Nor any segment of a generation after the published one (a killed run's parts).
+        let published = try Manifest.read(at: f.layout.manifestPath).generation
+        let later = try FileManager.default.contentsOfDirectory(atPath: f.layout.segmentsDirectory).filter {
+            (Compactor.generation(ofSegmentFile: $0[...]) ?? 0) > published
+        }
+        #expect(later.isEmpty, "\(later)")
         _ = sawNew
     }
 }

@@ -273,6 +273,16 @@ import Testing
         #expect(e?.message.contains("pid \(getpid())") == true)
         withExtendedLifetime(held) {}
     }
+
+    @Test func lockFileHoldsOnlyTheHoldersIdAfterALongerOne() throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let path = folder.path + "/LOCK"
+        try Data("4194304000\nleft by an older version\n".utf8).write(to: URL(fileURLWithPath: path))
+        let held = try StoreLock(path: path, wait: false, onWait: nil)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "\(getpid())\n")
+        withExtendedLifetime(held) {}
+    }
 }
 
 /// Like ``rawSampleSet`` but leaves out files that do not parse (they are reported, not stored).

@@ -46,7 +46,7 @@ struct SegmentJob: Sendable {
         let path = storeDirectory + "/" + relative
         // fsynced in the background: nothing names this generation's files until the manifest
         // is published, and run() waits for every fsync before that.
-        try FileSystem.writeAtomically(bytes, to: path, syncFile: false, syncDirectory: false)
+        try FileSystem.writeUnpublished(bytes, to: path)
         syncer.sync(path)
         let entry = Manifest.SegmentEntry(
             type: type, year: y, month: m, path: relative, fileSize: bytes.count,

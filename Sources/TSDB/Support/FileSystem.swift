@@ -109,14 +109,7 @@ package enum FileSystem {
 
     /// Publishes `bytes` at `path` atomically: write a temporary file, fsync it, rename it over
     /// `path`, fsync the directory. A crash leaves either the old file or the new one.
-    ///
-    /// With `syncFile: false` the data is not fsynced before the rename: only for files nothing
-    /// references yet, whose caller fsyncs them (``syncFile(_:)``) before publishing a reference.
-    package static func writeAtomically(
-        _ bytes: [UInt8], to path: String, syncFile: Bool = true, syncDirectory: Bool = true
-    )
-        throws(TSDBError)
-    {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String) throws(TSDBError) {
         let temporary = path + ".tmp"
         try FaultInjection.fail(.create, temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -129,10 +122,8 @@ package enum FileSystem {
             }
         }
         try writeAll(fd, bytes, path: temporary)
-        if syncFile {
-            try FaultInjection.fail(.fsync, temporary)
-            guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
-        }
+        try FaultInjection.fail(.fsync, temporary)
+        guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", temporary) }
         guard close(fd) == 0 else {
             ok = true
             unlink(temporary)
@@ -148,7 +139,28 @@ package enum FileSystem {
             unlink(temporary)
             throw e
         }
-        if syncDirectory { try self.syncDirectory(parentDirectory(path)) }
+        try syncDirectory(parentDirectory(path))
+    }
+
+    /// Writes `bytes` to a new file at `path` that nothing references yet, neither fsynced nor
+    /// renamed into place: a store's segments, which the manifest names only after they are
+    /// fsynced (``syncFile(_:)``), so a crash leaves at worst a part that no reader opens and the
+    /// next compaction deletes before writing (manifest-v3 §1). Creating a temporary and renaming
+    /// it cost a rename per segment for no safety gained. A failed write deletes the part.
+    package static func writeUnpublished(_ bytes: [UInt8], to path: String) throws(TSDBError) {
+        try FaultInjection.fail(.create, path)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MappedFile.ioError("cannot create", path) }
+        do throws(TSDBError) { try writeAll(fd, bytes, path: path) } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        guard close(fd) == 0 else {
+            let e = MappedFile.ioError("cannot close", path)
+            unlink(path)
+            throw e
+        }
     }
 
     /// A whole file's bytes, or nil when it cannot be read.
