@@ -28,6 +28,20 @@ def timed(cmd, repeat=1):
     return statistics.median(times)
 
 
+SETTLE_SECONDS = 6
+
+
+def settle():
+    """Flushes the page cache to disk and waits before a timed run that creates files. This machine's
+    ext4 has no journal, and without one a new file skips every inode deleted in the last 5-10 s
+    (`recently_deleted` in ext4's inode allocator): after a few thousand deletions, compactions of
+    the year took 0.32-0.87 s back to back, 40% of it the kernel looking up skipped inodes (perf),
+    against 0.21-0.26 s after a sync and 6 s. Every system's timed ingest, and each timed new day,
+    starts settled, as a user's run would, hours after the last."""
+    os.sync()
+    time.sleep(SETTLE_SECONDS)
+
+
 def timed_with_memory(cmd):
     """Wall time (s) and peak RSS (bytes) of one run, via GNU time (fork+exec, so the figure
     is the child's own)."""
@@ -116,7 +130,10 @@ PEER_CONFIGURATIONS = (
     "the whole-process ones a one-shot Python process. SQLite ingests through Python's json and one prepared "
     "`executemany` per day file inside a single transaction, then indexes (type, start) and VACUUMs; queries run "
     "in-process through Python's sqlite3 and end to end with the `sqlite3` CLI. tsdb runs `tsdb compact` and "
-    "`tsdb query` (in-process: its own `--timings`, which include writing the rows)."
+    "`tsdb query` (in-process: its own `--timings`, which include writing the rows). Every timed ingest and each "
+    f"timed new day starts after `sync` and a {SETTLE_SECONDS} s pause: this machine's ext4 has no journal, and "
+    "without one creating a file skips the inodes deleted in the last 5-10 s, so a run right after another's "
+    "deletions paid for them."
 )
 
 DUCK_DAILY = """SELECT date_trunc('day', start AT TIME ZONE 'UTC') AS day, count(*), min(value), max(value), avg(value)
@@ -269,16 +286,22 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
 
     # Ingest.
     shutil.rmtree(os.path.join(folder, "tsdb"), ignore_errors=True)
+    settle()
     first = tsdb.compact(folder)
-    repeats = [tsdb.compact(folder, "--rebuild") for _ in range(2)]
+    repeats = []
+    for _ in range(2):
+        settle()
+        repeats.append(tsdb.compact(folder, "--rebuild"))
     r["tsdb_ingest_s"] = statistics.median([first[0]] + [x[0] for x in repeats])
     r["tsdb_peak_bytes"] = max([first[1]] + [x[1] for x in repeats])
     pq = os.path.join(work, label + "-parquet")
     shutil.rmtree(pq, ignore_errors=True)
+    settle()
     r["duck_ingest_s"], r["duck_peak_bytes"] = timed_with_memory([sys.executable, "-c", DUCK_INGEST, raw, pq])
     db = os.path.join(work, label + ".sqlite")
     if os.path.exists(db):
         os.remove(db)
+    settle()
     r["sqlite_ingest_s"], r["sqlite_peak_bytes"] = timed_with_memory([sys.executable, "-c", SQLITE_INGEST, raw, db])
 
     # Sizes: the current generation's segments (from the manifest) plus the manifest itself;
@@ -357,6 +380,7 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
         # work (15 cycles on 2026-11-27: 14.0 to 54.7 ms, median 16.6), too widely for three.
         times = []
         for _ in range(11):
+            settle()
             times.append(tsdb.compact(folder)[0])
             os.remove(dst)
             tsdb.compact(folder)
