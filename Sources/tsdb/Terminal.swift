@@ -300,9 +300,21 @@ func peakResidentMemory() -> Int? {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
     guard n > 0 else { return nil }
-    for line in String(decoding: buffer[0..<n], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kib = line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap { Int($0) }
-        return kib.map { $0 * 1024 }
+    // Read as bytes: splitting the text into lines took 0.6M instructions, a tenth of a
+    // compaction with nothing to do (callgrind). VmHWM, not getrusage's ru_maxrss, which keeps
+    // the high-water mark of the process image before exec (a Python parent's, for instance).
+    let key = Array("\nVmHWM:".utf8)
+    let text = buffer[0..<n]
+    guard var i = text.indices.first(where: { text[$0...].starts(with: key) })?.advanced(by: key.count) else {
+        return nil
     }
-    return nil
+    while i < n, text[i] == 0x20 || text[i] == 0x09 { i += 1 }
+    var kib = 0
+    var digits = 0
+    while i < n, (0x30...0x39).contains(text[i]) {
+        kib = kib * 10 + Int(text[i] - 0x30)
+        digits += 1
+        i += 1
+    }
+    return digits > 0 ? kib * 1024 : nil
 }

@@ -81,7 +81,8 @@ public final class Compactor {
     var generation: UInt64 = 1
     var report = CompactionReport()
     var syncer = BackgroundSyncer()
-    /// Segments being written on other threads (a full rebuild's day files), and their keys.
+    /// Segments being written on other threads (a full rebuild's day files, an incremental run's
+    /// months), and their keys.
     var writes: SegmentWrites?
     var submitted: Set<MonthKey> = []
     /// Segments written on other threads at once, at most: a month of every type (18 in a
@@ -406,10 +407,11 @@ public final class Compactor {
         for key in pending.keys.sorted() {
             let nextMonthDay = key.month.next.start / ISO8601.microsPerDay
             guard day == .max || nextMonthDay <= day else { continue }
-            if let writes, written[key] == nil, !submitted.contains(key), prefixes[key] == nil {
+            if let writes, written[key] == nil, !submitted.contains(key) {
                 submitted.insert(key)
                 // Moved into the job, never held here too: the job sorts them in place.
-                writes.submit(segmentJob(key, pending.removeValue(forKey: key)!, prefix: nil))
+                writes.submit(
+                    segmentJob(key, pending.removeValue(forKey: key)!, prefix: prefixes.removeValue(forKey: key)))
             } else {
                 if submitted.contains(key) { try finishWrites() }
                 var samples = pending.removeValue(forKey: key)!

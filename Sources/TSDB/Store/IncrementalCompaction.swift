@@ -167,7 +167,16 @@ extension Compactor {
             let key = MonthKey(type: strings.intern(segment.type), month: segment.monthIndex)
             if appended.contains(key) { try extendStored(segment) } else { carried.append(segment) }
         }
+        // Encoded and written on both cores: one new day rewrites a segment per type for each of
+        // its months (18 here), 3 ms on this thread alone (perf trace).
+        writes = SegmentWrites(capacity: Self.segmentsInFlight, syncer: syncer)
+        defer {
+            if let writes { _ = writes.finish() }
+            writes = nil
+        }
         try flush(before: .max)
+        try finishWrites()
+        writes = nil
         report.monthsRebuilt = rebuild.count
         report.monthsAppended = append.count
 

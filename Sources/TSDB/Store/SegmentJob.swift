@@ -7,7 +7,7 @@ struct SegmentJob: Sendable {
     var samples: [PackedSample]
     /// The compactor's strings when the job was made (a copy: the compactor goes on interning).
     let strings: ByteInterner
-    /// Stored blocks kept as they are (an incremental rewrite; never on another thread).
+    /// Stored blocks kept as they are (an incremental rewrite: copies, so the job may run anywhere).
     let prefix: SegmentPrefix?
     let options: CompactionOptions
     /// The published generation's segment of this type and month, kept if written again byte for byte.
