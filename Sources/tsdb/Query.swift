@@ -96,8 +96,6 @@ struct QueryRequest: Equatable {
     var store: String?
 
     func run() throws {
-        // An aggregate may share its work with a second core: that thread starts while the store opens.
-        if bucket != nil || stats != nil { StandbyThread.start() }
         let store = try StoreOption.open(self.store)
         let identifier = try TypeNames.resolve(type, among: store.typeNames)
         let zone = try ZoneOption.rules(tz)

@@ -31,7 +31,8 @@ import Testing
         let (store, folder) = try fixture()
         defer { folder.cleanup() }
         for (zone, bucket) in [("UTC", "day"), ("Asia/Kathmandu", "hour"), ("Australia/Lord_Howe", "week")] {
-            let o = try options(zone, bucket, [.count])
+            // A percentile decodes every sample, so the pieces follow the samples, not the split blocks.
+            let o = try options(zone, bucket, [.count, .p50])
             let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
             let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
             let pieces = try #require(store.parallelPieces(plan, options: o, walker: walker), "\(zone) \(bucket)")
@@ -88,6 +89,29 @@ import Testing
                 }
             }
         }
+    }
+
+    /// Blocks answered whole from their summaries cost nothing: a second thread is for ranges with
+    /// many samples in blocks that bucket edges split.
+    @Test func onlySamplesInSplitBlocksAskForASecondThread() throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        func split(_ bucket: String, _ stats: [Statistic]) throws -> (Int, AggregatePieces?) {
+            let o = try options("Australia/Lord_Howe", bucket, stats)
+            let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
+            let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+            let pieces = store.parallelPieces(plan, options: o, walker: walker)
+            return (try store.samplesInSplitBlocks(plan, walker: walker), pieces)
+        }
+        // Every block spans more than a minute; all the samples lie in one year's bucket.
+        #expect(try split("minute", [.count]).0 == Self.samples.count)
+        #expect(try split("year", [.count]).0 == 0)
+        // Weeks split a block every seven days or so: too few samples for a second thread, unless
+        // every value is needed.
+        let (weekly, pieces) = try split("week", [.count, .max])
+        #expect(weekly > 0 && weekly < 2 * AggregatePieces.minimumSamples && pieces == nil)
+        #expect(try split("week", [.count, .p50]).1 != nil)
+        #expect(try split("hour", [.count, .max]).1 != nil)
     }
 
     @Test func smallRangesAndOneBucketStayOnOneThread() throws {

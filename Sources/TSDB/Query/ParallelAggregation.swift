@@ -205,6 +205,25 @@ enum PieceHolding {
 }
 
 extension Store {
+    /// Samples of `plan`'s type in blocks that a bucket edge, or an end of the range, falls inside:
+    /// the blocks a scan splits, from their slot summaries or by decoding them.
+    func samplesInSplitBlocks(_ plan: AggregatePlan, walker: BucketWalker) throws(TSDBError) -> Int {
+        var offsets = OffsetCache(walker.zone)
+        var split = 0
+        for reader in try segments(of: plan.type, from: plan.lo, to: plan.hi) {
+            for block in reader.summaries where block.lastStart >= plan.lo && block.firstStart < plan.hi {
+                guard block.firstStart >= plan.lo, block.lastStart < plan.hi else {
+                    split += block.sampleCount
+                    continue
+                }
+                if walker.bucket(containing: block.firstStart, offsets: &offsets).end <= block.lastStart {
+                    split += block.sampleCount
+                }
+            }
+        }
+        return split
+    }
+
     /// The pieces to scan on two cores, or nil when the range is too small or cannot be cut (one
     /// bucket). Pieces hold about equal samples, and none spans more than
     /// ``AggregatePieces/maximumPieceRows`` buckets.
@@ -216,6 +235,14 @@ extension Store {
         let total = parts.reduce(0) { $0 + Int($1.sampleCount) }
         let enough = total / AggregatePieces.minimumSamples
         guard enough >= 2 else { return nil }
+        // When whole blocks are answered from their summaries, only blocks that a bucket edge
+        // splits cost anything: a year of days in the zone the blocks end in (the wearer's
+        // midnight) is quicker without a second thread.
+        if plan.summariesServe, let split = try? samplesInSplitBlocks(plan, walker: walker),
+            split < 2 * AggregatePieces.minimumSamples
+        {
+            return nil
+        }
         // An even count: of three equal pieces, one thread would take two.
         let pieces = min(AggregatePieces.maximumPieces, enough + enough % 2)
         var cuts = [plan.lo]
