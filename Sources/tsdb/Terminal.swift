@@ -303,11 +303,8 @@ func peakResidentMemory() -> Int? {
     // Read as bytes: splitting the text into lines took 0.6M instructions, a tenth of a
     // compaction with nothing to do (callgrind). VmHWM, not getrusage's ru_maxrss, which keeps
     // the high-water mark of the process image before exec (a Python parent's, for instance).
-    let key = Array("\nVmHWM:".utf8)
     let text = buffer[0..<n]
-    guard var i = text.indices.first(where: { text[$0...].starts(with: key) })?.advanced(by: key.count) else {
-        return nil
-    }
+    guard var i = text.firstRange(of: Array("\nVmHWM:".utf8))?.upperBound else { return nil }
     while i < n, text[i] == 0x20 || text[i] == 0x09 { i += 1 }
     var kib = 0
     var digits = 0

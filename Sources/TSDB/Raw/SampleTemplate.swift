@@ -274,12 +274,16 @@ struct SampleTemplates {
         // (copied in and out, it was two memcpy calls a sample).
         let all = templates
         let found = all.withUnsafeBufferPointer { all -> Int? in
-            let (base, m) = (all.baseAddress!, (metadata, canonicalMetadata))
-            if SampleTemplate.match(base + first, &s, &recent, metadata: m.0, canonicalMetadata: m.1, into: &out) {
+            let base = all.baseAddress!
+            if SampleTemplate.match(
+                base + first, &s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata, into: &out)
+            {
                 return first
             }
             for k in all.indices where k != first {
-                if SampleTemplate.match(base + k, &s, &recent, metadata: m.0, canonicalMetadata: m.1, into: &out) {
+                if SampleTemplate.match(
+                    base + k, &s, &recent, metadata: metadata, canonicalMetadata: canonicalMetadata, into: &out)
+                {
                     return k
                 }
             }

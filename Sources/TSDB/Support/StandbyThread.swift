@@ -15,10 +15,11 @@ import Dispatch
 /// cores; started on the idle core it ran within 0.1 ms (CTSDBThreads). ``start(waitingAtMost:)``
 /// starts one before the work is known, and it sleeps until its work comes (it does not spin:
 /// with the other core busy, a spinning one made a year's daily query 20–50% slower than a single
-/// thread). The command line no longer starts one early: the year's daily heart rate as a whole
-/// process took 2.4–2.9 ms with the thread started when needed against 4.1–4.5 ms started early
-/// in Europe/Paris days (which need none), and 3.5–4.2 against 3.9–4.5 ms in UTC days
-/// (`perf stat -r 100`, interleaved).
+/// thread). The command line no longer starts one early, and a query takes one only when it
+/// pays (``Store/parallelPieces(_:options:walker:)``): the year's daily heart rate as a whole
+/// process took 2.4–2.9 ms in Europe/Paris days on one thread against 4.1–4.5 ms with one started
+/// early and used, and 3.5–4.2 against 3.9–4.5 ms in UTC days with the thread started when the
+/// pieces were cut (`perf stat -r 100`, interleaved).
 package final class StandbyThread: Sendable {
     private enum State {
         case waiting
