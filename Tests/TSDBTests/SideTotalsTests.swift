@@ -96,6 +96,21 @@ import Testing
         }
     }
 
+    @Test func theRestsExtremesAreItsOwnWhenTheFewerHoldOneOfTheWholes() throws {
+        // The fewer side holds the lowest value, so the rest's extremes are found from its values:
+        // a whole's maximum that no value reaches is not taken for the rest's.
+        let middle = (1..<199).map { Int64(60 + $0 % 37) }
+        for (values, split) in [([40] + middle + [70], 10), ([70] + middle + [40], 190)] {
+            try Self.located(Self.column(values), count: 200) { column in
+                var whole = Self.totals(values[...])
+                whole.maximum += 5
+                let sides = column.totals(split: split, whole: whole)
+                #expect(
+                    sides?.before == Self.totals(values[..<split]) && sides?.after == Self.totals(values[split...]))
+            }
+        }
+    }
+
     @Test func valuesOfTwoBillionOrMoreAreLeftToTheDecoder() throws {
         let values: [Int64] = [1, 5, PackedColumn.valueBound, 3]
         try Self.located(Self.column(values), count: 4) { column in

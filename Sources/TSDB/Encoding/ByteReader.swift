@@ -10,12 +10,31 @@
 /// naming the absolute file offset otherwise, so a damaged file can never make the engine read
 /// out of bounds. `baseOffset` is the file offset of the buffer's first byte, for messages.
 struct ByteReader {
+    /// What the bytes are, for messages: made into text only for an error (a query reads hundreds
+    /// of blocks, and building "block N …" for each was 1,400 instructions a block).
+    enum Context {
+        case named(String)
+        /// Block `index`'s decompressed bytes (Formats/segment-v3.md §5).
+        case block(Int)
+
+        var description: String {
+            switch self {
+            case .named(let name): name
+            case .block(let index): "block \(index) (offsets within its decompressed bytes)"
+            }
+        }
+    }
+
     let buffer: UnsafeRawBufferPointer
     let baseOffset: Int
-    let context: String
+    let context: Context
     private(set) var position: Int = 0
 
     init(_ buffer: UnsafeRawBufferPointer, baseOffset: Int = 0, context: String) {
+        self.init(buffer, baseOffset: baseOffset, about: .named(context))
+    }
+
+    init(_ buffer: UnsafeRawBufferPointer, baseOffset: Int = 0, about context: Context) {
         self.buffer = buffer
         self.baseOffset = baseOffset
         self.context = context
@@ -26,7 +45,7 @@ struct ByteReader {
     var fileOffset: Int { baseOffset + position }
 
     func fail(_ what: String) -> TSDBError {
-        TSDBError.corrupt("\(context): \(what)", offset: baseOffset + position)
+        TSDBError.corrupt("\(context.description): \(what)", offset: baseOffset + position)
     }
 
     /// Inlined, with the message made out of line (as `fixed` and `varint`): every field read checks,
@@ -41,6 +60,7 @@ struct ByteReader {
         fail("\(what) needs \(n) bytes but only \(remaining) remain")
     }
 
+    @inline(__always)
     mutating func u8(_ what: String = "byte") throws(TSDBError) -> UInt8 {
         try need(1, what)
         defer { position += 1 }
@@ -122,6 +142,7 @@ struct ByteReader {
         return Int(v)
     }
 
+    @inline(__always)
     mutating func bytes(_ n: Int, _ what: String) throws(TSDBError) -> UnsafeRawBufferPointer {
         try need(n, what)
         defer { position += n }
@@ -174,6 +195,7 @@ struct ByteReader {
         return high & 0x8080_8080_8080_8080 == 0
     }
 
+    @inline(__always)
     mutating func skip(_ n: Int, _ what: String) throws(TSDBError) {
         try need(n, what)
         position += n
@@ -183,7 +205,7 @@ struct ByteReader {
     mutating func zeros(_ n: Int, _ what: String) throws(TSDBError) {
         let at = fileOffset
         guard try bytes(n, what).allSatisfy({ $0 == 0 }) else {
-            throw TSDBError.corrupt("\(context): \(what) bytes are not zero", offset: at)
+            throw TSDBError.corrupt("\(context.description): \(what) bytes are not zero", offset: at)
         }
     }
 }

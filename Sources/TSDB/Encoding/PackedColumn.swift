@@ -150,21 +150,24 @@ struct PackedColumn {
 
     /// Totals of values `0 ..< split` and `split ..< count`, or nil when a value's magnitude
     /// reaches ``valueBound``. With `whole`, the totals of all the values (a block's index entry),
-    /// the side with fewer values is added up first, and the other is the whole less it when the
-    /// fewer hold neither of the whole's extremes (when they hold one, the rest may too or not, and
-    /// it is added up as well). Deltas before a later fewer side are only followed to its start.
+    /// the side with fewer values is added up first, and the other is the whole less it: when the
+    /// fewer hold one of the whole's extremes, the rest may too or not, so only its smallest and
+    /// largest are found (a day's lowest heart rate is often in the night hours another zone's day
+    /// takes from the wearer's). Deltas before a later fewer side are only followed to its start.
     func totals(split: Int, whole: ValueTotals?) -> (before: ValueTotals, after: ValueTotals)? {
         let whole = whole?.count == count ? whole : nil
         var (before, after) = (ValueTotals(), ValueTotals())
         var running: Int64 = 0
         if split <= count - split {
             add(0..<split, running: &running, to: &before)
-            if let whole, let rest = Self.rest(of: whole, less: before) { return (before, rest) }
+            if let whole, let rest = rest(of: whole, less: before, split..<count, running: running) {
+                return (before, rest)
+            }
             add(split..<count, running: &running, to: &after)
         } else {
             if deltas { running = value(before: split) }
             add(split..<count, running: &running, to: &after)
-            if let whole, let rest = Self.rest(of: whole, less: after) { return (rest, after) }
+            if let whole, let rest = rest(of: whole, less: after, 0..<split, running: 0) { return (rest, after) }
             add(0..<split, running: &running, to: &before)
         }
         return Self.bounded(before, after) ? (before, after) : nil
@@ -205,18 +208,40 @@ struct PackedColumn {
         }
     }
 
-    /// The totals of `whole` less those of `fewer`, when `fewer` holds neither of its extremes and
-    /// the figures can be (the whole's come from an index entry: a sum its extremes cannot make is
-    /// not used).
-    private static func rest(of whole: ValueTotals, less fewer: ValueTotals) -> ValueTotals? {
-        guard fewer.minimum > whole.minimum, fewer.maximum < whole.maximum, bounded(fewer, whole) else { return nil }
-        let rest = ValueTotals(
+    /// The totals of values `range` (the side that is not `fewer`) as `whole` less `fewer`, when
+    /// the figures can be (the whole's come from an index entry: a sum the extremes cannot make is
+    /// not used). When `fewer` holds neither of the whole's extremes the rest has both; otherwise
+    /// its own are found, from `running`, the value before `range` for deltas (both, though it may
+    /// have one of the whole's: a pass that keeps two costs little more than one).
+    private func rest(of whole: ValueTotals, less fewer: ValueTotals, _ range: Range<Int>, running: Int64)
+        -> ValueTotals?
+    {
+        guard fewer.minimum >= whole.minimum, fewer.maximum <= whole.maximum, Self.bounded(fewer, whole) else {
+            return nil
+        }
+        var rest = ValueTotals(
             count: whole.count - fewer.count, minimum: whole.minimum, maximum: whole.maximum,
             sum: whole.sum &- fewer.sum)
-        guard rest.sum >= whole.minimum &* Int64(rest.count), rest.sum <= whole.maximum &* Int64(rest.count) else {
+        if fewer.minimum == whole.minimum || fewer.maximum == whole.maximum {
+            (rest.minimum, rest.maximum) = extremes(range, running: running)
+        }
+        guard rest.sum >= rest.minimum &* Int64(rest.count), rest.sum <= rest.maximum &* Int64(rest.count) else {
             return nil
         }
         return rest
+    }
+
+    /// The smallest and largest of values `range` (not empty); for deltas, `running` is the value
+    /// before it (unless it starts at 0).
+    private func extremes(_ range: Range<Int>, running: Int64) -> (minimum: Int64, maximum: Int64) {
+        var finder = ExtremesFinder(running: range.lowerBound == 0 ? first : running)
+        guard deltas else {
+            runs[0].visit(range, &finder.values)
+            return (finder.values.minimum, finder.values.maximum)
+        }
+        if range.lowerBound == 0 { finder.values.take(first) }
+        forDeltas(Swift.max(range.lowerBound, 1)..<range.upperBound) { run, numbers in run.visit(numbers, &finder) }
+        return (finder.values.minimum, finder.values.maximum)
     }
 
     private static func bounded(_ a: ValueTotals, _ b: ValueTotals) -> Bool {
@@ -244,6 +269,29 @@ private struct DeltaAdder: PackedNumberVisitor {
     @inline(__always) mutating func take(_ number: Int64) {
         running &+= number
         totals.add(running)
+    }
+}
+
+/// The smallest and largest FOR values.
+private struct ValueExtremes: PackedNumberVisitor {
+    var minimum = Int64.max
+    var maximum = Int64.min
+
+    @inline(__always) mutating func take(_ number: Int64) {
+        minimum = Swift.min(minimum, number)
+        maximum = Swift.max(maximum, number)
+    }
+}
+
+/// Follows deltas from `running`, keeping the smallest and largest value reached (no count or sum:
+/// the rest of a block whose index entry has those).
+private struct ExtremesFinder: PackedNumberVisitor {
+    var running: Int64
+    var values = ValueExtremes()
+
+    @inline(__always) mutating func take(_ number: Int64) {
+        running &+= number
+        values.take(running)
     }
 }
 
@@ -279,7 +327,7 @@ extension PackedRun {
 
     /// Heart rate's values and deltas take 1–16 bits: each width gets its own copy of the loop, where
     /// the shifts and masks are constants (as ``IntColumn``'s unpacking does).
-    private func visit<V: PackedNumberVisitor>(_ range: Range<Int>, _ visitor: inout V) {
+    fileprivate func visit<V: PackedNumberVisitor>(_ range: Range<Int>, _ visitor: inout V) {
         guard !range.isEmpty else { return }
         switch width {
         case 1: visit(range, IntColumn.Width<1>.self, &visitor)

@@ -163,7 +163,7 @@ extension SegmentReader {
         }
         return ByteReader(
             UnsafeRawBufferPointer(rebasing: scratch[0..<location.rawLength]), baseOffset: location.offset,
-            context: "block \(index) (offsets within its decompressed bytes)")
+            about: .block(index))
     }
 
     /// Block `index`'s stored bytes in the mapped file, once its CRC is checked (§2).
