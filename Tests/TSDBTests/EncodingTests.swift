@@ -60,6 +60,19 @@ import Testing
     }
 }
 
+@Suite struct PowersOfTenTests {
+    /// The tables are written out by hand: each entry is ten times the one before.
+    @Test func eachIsTenTimesTheOneBefore() {
+        #expect(SegmentFormat.powersOfTen.count == 19 && ExactDecimal.powersOfTen.count == 19)
+        #expect(SegmentFormat.powersOfTen.first == 1 && ExactDecimal.powersOfTen.first == 1)
+        for k in 1..<19 {
+            #expect(SegmentFormat.powersOfTen[k] == SegmentFormat.powersOfTen[k - 1] * 10, "10^\(k)")
+            #expect(ExactDecimal.powersOfTen[k] == ExactDecimal.powersOfTen[k - 1] * 10, "10^\(k)")
+            #expect(ExactDecimal.powersOfTen[k] == Double(SegmentFormat.powersOfTen[k]), "10^\(k)")
+        }
+    }
+}
+
 @Suite struct VarintTests {
     @Test func zigzagBoundaries() {
         for v: Int64 in [0, -1, 1, -2, 2, .max, .min, .max - 1, .min + 1] {

@@ -36,6 +36,13 @@ package struct ByteWriter {
     package mutating func varint(_ v: Int64) { uvarint(ZigZag.encode(v)) }
 
     package mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+
+    /// Appends `n` zero bytes and lets `fill` write them.
+    mutating func appendZeros(_ n: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: n))
+        bytes.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+    }
     package mutating func append(_ other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
 
     /// Hands the bytes over and starts again empty (keeping the capacity).

@@ -187,7 +187,8 @@ package enum DayFileParser {
                 let k = templates.recording(at: s.position)
                 try parseSample(
                     &s, &out, index: index, scratch: &metadataScratch, caches: &caches, template: &templates[k])
-                templates[k].finish(at: s.position, as: out.samples.last!, usable: out.warnings.count == warnings)
+                templates[k].finish(
+                    at: s.position, as: out.samples.last!, usable: out.warnings.count == warnings, in: s.bytes)
             }
             index += 1
         } while s.consume(UInt8(ascii: ","))

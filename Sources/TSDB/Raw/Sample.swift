@@ -25,7 +25,10 @@ public struct ExactDecimal: Hashable, Sendable, CustomStringConvertible {
         self.scale = scale
     }
 
-    package static let powersOfTen: [Double] = (0...18).map { p in (0..<p).reduce(1.0) { acc, _ in acc * 10 } }
+    /// Written out, as ``SegmentFormat/powersOfTen`` is (each exact in a binary64).
+    package static let powersOfTen: [Double] = [
+        1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+    ]
 
     public var doubleValue: Double { Double(mantissa) / Self.powersOfTen[Int(scale)] }
 
