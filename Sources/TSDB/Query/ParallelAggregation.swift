@@ -137,7 +137,7 @@ enum InOrderPieces {
                 finished.signal()
             }
         }
-        StandbyThread.run(second)
+        SecondThread.run(second)
         var out = 0
         func handOutReady() {
             while var next = progress.withLock({ $0.takeOut(out) }) {
