@@ -438,8 +438,8 @@ extension Store {
             for b in 0..<segment.blockCount {
                 let s = segment.summaries[b]
                 guard s.lastStart >= lo, s.firstStart < hi else { continue }
-                if plan.summariesServe && s.firstStart >= lo && s.lastStart < hi
-                    && sweep.buckets.bucket(containing: s.firstStart).end > s.lastStart
+                if plan.summariesServe,
+                    s.liesInOneBucket(lo, hi, bucketEnd: { sweep.buckets.bucket(containing: $0).end })
                 {
                     sweep.advance(to: s.firstStart, row)
                     sweep.acc.merge(s, spread: plan.needsSpread)

@@ -212,13 +212,10 @@ extension Store {
         var split = 0
         for reader in try segments(of: plan.type, from: plan.lo, to: plan.hi) {
             for block in reader.summaries where block.lastStart >= plan.lo && block.firstStart < plan.hi {
-                guard block.firstStart >= plan.lo, block.lastStart < plan.hi else {
-                    split += block.sampleCount
-                    continue
+                let whole = block.liesInOneBucket(plan.lo, plan.hi) {
+                    walker.bucket(containing: $0, offsets: &offsets).end
                 }
-                if walker.bucket(containing: block.firstStart, offsets: &offsets).end <= block.lastStart {
-                    split += block.sampleCount
-                }
+                if !whole { split += block.sampleCount }
             }
         }
         return split
