@@ -70,15 +70,18 @@ import Testing
         }
     }
 
-    /// A scan's cursor finds a later minute, hour or fixed bucket by stepping from the last one, over
-    /// as many buckets as lie between; it must find what the walker finds afresh, across offset
-    /// changes (DST, Lord Howe's half hours, local mean times of seconds such as Amsterdam's
+    /// A scan's cursor finds a later minute, hour, day, week or fixed bucket by stepping from the last
+    /// one, over as many buckets as lie between; it must find what the walker finds afresh, across
+    /// offset changes (DST, Lord Howe's half hours, local mean times of seconds such as Amsterdam's
     /// +00:19:32 and Monrovia's −00:44:30).
     @Test(arguments: zones + ["Europe/Amsterdam", "Africa/Monrovia"])
     func steppedBucketsEqualFreshOnes(name: String) throws {
         let zone = try TimeZoneRules.named(name)
         var rng = SplitMix64(seed: 14)
-        let specs: [BucketSpec] = [.calendar(.minute), .calendar(.hour), .fixed(seconds: 900), .fixed(seconds: 420)]
+        let specs: [BucketSpec] = [
+            .calendar(.minute), .calendar(.hour), .calendar(.day), .calendar(.week), .fixed(seconds: 900),
+            .fixed(seconds: 420),
+        ]
         for spec in specs {
             // Days of offset changes: Amsterdam's DST of 1918 and end of local mean time in 1937,
             // Monrovia's in 1972, Europe's and Lord Howe's DST of 2024, America's; and the epoch.
@@ -92,8 +95,9 @@ import Testing
                 var cursor = BucketCursor(walker)
                 var t = start * 1_000_000 - 3 * 86_400_000_000
                 for _ in 0..<6_000 {
-                    // Mostly the next few minutes (heart rate at rest); now and then hours ahead.
-                    let gap: Int64 = rng.next() % 8 == 0 ? 6 * 3_600_000_000 : 150_000_000
+                    // Mostly the next few minutes (heart rate at rest); now and then hours or days ahead.
+                    let roll = rng.next() % 64
+                    let gap: Int64 = roll == 0 ? 9 * 86_400_000_000 : roll % 8 == 0 ? 6 * 3_600_000_000 : 150_000_000
                     t += Int64.random(in: 0...gap, using: &rng)
                     let found = cursor.bucket(containing: t)
                     let fresh = walker.bucket(containing: t)

@@ -158,10 +158,12 @@ public struct BucketWalker: Sendable {
     }
 
     /// The bucket holding `t` (at or after `b.end`), found by arithmetic where buckets run at one
-    /// width: always for fixed buckets; for local minutes and hours while the offset lasts (`run`,
-    /// in seconds), when `b` lies in it, was not cut short by an offset change, and the bucket found
-    /// ends inside it. Nil elsewhere. Sparse samples skip buckets: minutes of resting heart rate
-    /// come one to three minutes apart.
+    /// width: always for fixed buckets; for local minutes, hours, days and weeks while the offset
+    /// lasts (`run`, in seconds), when `b` lies in it, was not cut short or stretched by an offset
+    /// change, and the bucket found ends inside it (local midnights at one offset are 24 hours
+    /// apart; a day ends before the next change). Nil elsewhere. Sparse samples skip buckets: minutes of resting heart rate come one to
+    /// three minutes apart. (A year's days each found from the zone's rules were 0.12M of the
+    /// 3.4M instructions of its daily heart rate as a whole query.)
     func uniformBucket(containing t: Int64, after b: Bucket, within run: OffsetRun) -> Bucket? {
         guard b.end > b.start, t >= b.end else { return nil }  // not a bucket yet, or t not ahead
         let width: Int64
@@ -169,12 +171,17 @@ public struct BucketWalker: Sendable {
         case .fixed(let seconds): width = seconds * Self.micros
         case .calendar(.minute): width = 60 * Self.micros
         case .calendar(.hour): width = 3600 * Self.micros
+        case .calendar(.day): width = 86_400 * Self.micros
+        case .calendar(.week): width = 7 * 86_400 * Self.micros
         default: return nil
         }
         let start = b.end + (t - b.end) / width * width
         if case .fixed = spec { return Bucket(start: start, end: start + width) }
-        // Bucket edges in a run are whole seconds.
-        guard b.end - b.start == width, run.contains(b.start / Self.micros), (start + width) / Self.micros <= run.end
+        // Bucket edges in a run are whole seconds. Minutes and hours end where the offset changes;
+        // a day goes on past a change that sets clocks back across its midnight (the date repeats).
+        let end = (start + width) / Self.micros
+        let days = width >= 86_400 * Self.micros
+        guard b.end - b.start == width, run.contains(b.start / Self.micros), days ? end < run.end : end <= run.end
         else { return nil }
         return Bucket(start: start, end: start + width)
     }

@@ -208,13 +208,11 @@ extension Store {
     /// Samples of `plan`'s type in blocks that a bucket edge, or an end of the range, falls inside:
     /// the blocks a scan splits, from their slot summaries or by decoding them.
     func samplesInSplitBlocks(_ plan: AggregatePlan, walker: BucketWalker) throws(TSDBError) -> Int {
-        var offsets = OffsetCache(walker.zone)
+        var buckets = BucketCursor(walker)
         var split = 0
         for reader in try segments(of: plan.type, from: plan.lo, to: plan.hi) {
             for block in reader.summaries where block.lastStart >= plan.lo && block.firstStart < plan.hi {
-                let whole = block.liesInOneBucket(plan.lo, plan.hi) {
-                    walker.bucket(containing: $0, offsets: &offsets).end
-                }
+                let whole = block.liesInOneBucket(plan.lo, plan.hi) { buckets.bucket(containing: $0).end }
                 if !whole { split += block.sampleCount }
             }
         }
