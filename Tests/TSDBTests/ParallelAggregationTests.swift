@@ -579,6 +579,51 @@ import Testing
 
     // MARK: - Timestamps for long outputs
 
+    /// Day after day the writer steps its date on (months, leap years, centuries, and the offsets
+    /// that change); each must be what ``localTimestamp(_:_:)`` says.
+    @Test func theTimestampWriterWritesDayAfterDay() throws {
+        for name in ["UTC", "Europe/Paris", "America/St_Johns", "Australia/Lord_Howe"] {
+            let zone = try TimeZoneRules.named(name)
+            var writer = LocalTimestampWriter(zone)
+            var offsets = OffsetCache(zone)
+            // 1895-01-01 to 2105-12-31, then the last days a four-digit year shows.
+            for day in Array(Int64(-27_393)...Int64(49_672)) + Array(Int64(2_932_801)...Int64(2_932_896)) {
+                let t = offsets.startOfDay(day)
+                var bytes: [UInt8] = []
+                writer.append(t, to: &bytes)
+                guard String(decoding: bytes, as: UTF8.self) == localTimestamp(t, zone) else {
+                    Issue.record(
+                        "\(name) day \(day): \(String(decoding: bytes, as: UTF8.self)), not \(localTimestamp(t, zone))")
+                    return
+                }
+            }
+        }
+    }
+
+    /// The next date is written only over a `YYYY-MM-DD` date of four digits: any other text, or a
+    /// next day in year 10000, is left to the full writer.
+    @Test func aDateIsSteppedOnlyOverFourDigitYears() {
+        func words(_ s: String) -> (UInt64, UInt64, UInt64, UInt64) {
+            var w: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &w) { $0.copyBytes(from: Array(s.utf8)) }
+            return w
+        }
+        func next(_ s: String) -> String? {
+            guard var w = ISO8601.followingDate(in: words(s)) else { return nil }
+            return withUnsafeBytes(of: &w) { String(decoding: $0.prefix(s.utf8.count), as: UTF8.self) }
+        }
+        #expect(next("2024-02-28T00:00:00+01:00") == "2024-02-29T00:00:00+01:00")
+        #expect(next("2100-02-28T00:00:00-03:30") == "2100-03-01T00:00:00-03:30")
+        #expect(next("1999-12-31T00:00:00+00:00") == "2000-01-01T00:00:00+00:00")
+        #expect(next("0000-01-09T00:00:00+00:00") == "0000-01-10T00:00:00+00:00")
+        for text in [
+            "9999-12-31T00:00:00+00:00", "-001-12-31T00:00:00+00:00", "20:4-01-01T00:00:00+00:00",
+            "2/24-01-01T00:00:00+00:00", "2024/01-01T00:00:00+00:00", "2024-01/01T00:00:00+00:00",
+        ] {
+            #expect(next(text) == nil, "\(text)")
+        }
+    }
+
     @Test func theTimestampWriterWritesWhatLocalTimestampSays() throws {
         var rng = SplitMix64(seed: 3)
         for name in ["UTC", "Europe/Paris", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe"] {
