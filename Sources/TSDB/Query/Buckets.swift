@@ -161,9 +161,10 @@ public struct BucketWalker: Sendable {
     /// width: always for fixed buckets; for local minutes, hours, days and weeks while the offset
     /// lasts (`run`, in seconds), when `b` lies in it, was not cut short or stretched by an offset
     /// change, and the bucket found ends inside it (local midnights at one offset are 24 hours
-    /// apart; a day ends before the next change). Nil elsewhere. Sparse samples skip buckets: minutes of resting heart rate come one to
-    /// three minutes apart. (A year's days each found from the zone's rules were 0.12M of the
-    /// 3.4M instructions of its daily heart rate as a whole query.)
+    /// apart; a day ends before the next change). Nil elsewhere. Sparse samples skip buckets:
+    /// minutes of resting heart rate come one to three minutes apart. (A year's days each found
+    /// from the zone's rules were 0.12M of the 3.4M instructions of its daily heart rate as a whole
+    /// query.)
     func uniformBucket(containing t: Int64, after b: Bucket, within run: OffsetRun) -> Bucket? {
         guard b.end > b.start, t >= b.end else { return nil }  // not a bucket yet, or t not ahead
         let width: Int64
