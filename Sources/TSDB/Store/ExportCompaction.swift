@@ -108,7 +108,11 @@ extension Compactor {
             liveBytes += strings.withBytes(id) { $0.count }
         }
         func markStrings(of s: PackedSample) {
-            (mark(s.type), mark(s.unit), mark(s.source), mark(s.device), mark(s.metadata))
+            mark(s.type)
+            mark(s.unit)
+            mark(s.source)
+            mark(s.device)
+            mark(s.metadata)
             if s.valueTag == ValueTag.numberText { mark(Int32(s.mantissa)) }
         }
         for samples in pending.values { for s in samples { markStrings(of: s) } }
