@@ -136,9 +136,7 @@ extension ISO8601 {
         in text: (UInt64, UInt64, UInt64, UInt64)
     ) -> (UInt64, UInt64, UInt64, UInt64)? {
         func digit(_ word: UInt64, _ byte: UInt64) -> Int { Int(truncatingIfNeeded: word >> (8 * byte) & 0xFF) - 48 }
-        func digits(_ v: Int, at byte: UInt64) -> UInt64 {
-            UInt64(48 + v / 10) << (8 * byte) | UInt64(48 + v % 10) << (8 * byte + 8)
-        }
+        func digits(_ v: Int, at byte: UInt64) -> UInt64 { twoDigits(UInt64(v), at: byte) }
         let dash = UInt64(UInt8(ascii: "-"))
         // The year's four bytes are digits when none is below "0" or above "9" (a byte above "9"
         // plus 0x46 reaches 0x80), tested all at once: as an array they cost 240 instructions a date.
@@ -172,13 +170,16 @@ extension ISO8601 {
     static func settingTimeOfDay(
         _ second: UInt64, in text: (UInt64, UInt64, UInt64, UInt64)
     ) -> (UInt64, UInt64, UInt64, UInt64) {
-        @inline(__always) func digits(_ v: UInt64, at byte: UInt64) -> UInt64 {
-            (48 &+ v / 10) &<< (8 &* byte) | (48 &+ v % 10) &<< (8 &* byte &+ 8)
-        }
         let hour = second / 3600
         let minute = second / 60 % 60
-        let middle = text.1 & 0x0000_FF00_00FF_FFFF | digits(hour, at: 3) | digits(minute, at: 6)
-        let late = text.2 & 0xFFFF_FFFF_FF00_00FF | digits(second % 60, at: 1)
+        let middle = text.1 & 0x0000_FF00_00FF_FFFF | twoDigits(hour, at: 3) | twoDigits(minute, at: 6)
+        let late = text.2 & 0xFFFF_FFFF_FF00_00FF | twoDigits(second % 60, at: 1)
         return (text.0, middle, late, text.3)
+    }
+
+    /// The two decimal digits of `v` (`0 ..< 100`) as bytes `byte` and `byte + 1` of a word.
+    @inline(__always)
+    private static func twoDigits(_ v: UInt64, at byte: UInt64) -> UInt64 {
+        (48 &+ v / 10) &<< (8 &* byte) | (48 &+ v % 10) &<< (8 &* byte &+ 8)
     }
 }
