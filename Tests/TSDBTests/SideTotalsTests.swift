@@ -211,22 +211,34 @@ import Testing
     ])
     func aggregatesEqualABruteForceOracle(zone: String, bucket: String, maxStep: Int64) throws {
         let samples = Self.wholeNumbers(40_000, seed: UInt64(maxStep), maxStep: maxStep)
-        let tests = SlotSummaryTests()
-        let (store, folder) = try tests.store(samples)
+        let (store, folder) = try SlotSummaryTests().store(samples)
         defer { folder.cleanup() }
-        var options = AggregateOptions()
-        options.zone = try TimeZoneRules.named(zone)
-        options.bucket = try BucketSpec.parse(bucket)
-        options.statistics = [.count, .min, .max, .mean, .sum]
         let lo = samples[100].start.microseconds
         let hi = samples[39_900].start.microseconds
-        let result = try store.aggregate(SlotSummaryTests.type, from: lo, to: hi, options: options)
+        let result = try Self.aggregate(store, zone, bucket, lo, hi)
         // Days and weeks cut blocks once. Those of every 2 minutes on average have no slot
         // summaries; those of every 30 s do, but the earlier side of a UTC midnight is a small part.
         // Hours cut blocks many times (those come from slots).
         if bucket != "hour" { #expect(result.blocksSplit > 0) }
+        try Self.expectBruteForce(result, samples, zone, bucket, lo, hi)
+    }
 
-        let walker = BucketWalker(spec: options.bucket, zone: options.zone, weekStart: 1, from: lo, to: hi)
+    static func aggregate(_ store: Store, _ zone: String, _ bucket: String, _ lo: Int64, _ hi: Int64) throws
+        -> AggregateResult
+    {
+        var options = AggregateOptions()
+        options.zone = try TimeZoneRules.named(zone)
+        options.bucket = try BucketSpec.parse(bucket)
+        options.statistics = [.count, .min, .max, .mean, .sum]
+        return try store.aggregate(SlotSummaryTests.type, from: lo, to: hi, options: options)
+    }
+
+    static func expectBruteForce(
+        _ result: AggregateResult, _ samples: [Sample], _ zone: String, _ bucket: String,
+        _ lo: Int64, _ hi: Int64
+    ) throws {
+        let walker = BucketWalker(
+            spec: try BucketSpec.parse(bucket), zone: try TimeZoneRules.named(zone), weekStart: 1, from: lo, to: hi)
         let (counts, oracle) = SlotSummaryTests.byBucket(samples, walker, lo: lo, hi: hi)
         #expect(result.rows.map(\.start) == counts.keys.sorted())
         for row in result.rows {
@@ -235,5 +247,45 @@ import Testing
             #expect(row.values[.min] == v.min() && row.values[.max] == v.max())
             #expect(row.values[.sum] == v.reduce(0, +) && row.values[.mean] == v.reduce(0, +) / Double(v.count))
         }
+    }
+
+    // MARK: - Whether a segment's slot region is opened
+
+    /// Heart rate in whole numbers for `days` days from March 2025: every 60–80 s (about 13 samples a
+    /// quarter hour: blocks of a day with slot summaries) but every 1–5 s on day `dense`.
+    static func mostlyQuiet(days: Int, dense: Int, seed: UInt64) -> [Sample] {
+        var rng = SplitMix64(seed: seed)
+        let (start, day) = (SlotSummaryTests.march2025, Int64(86_400_000_000))
+        var (t, value, samples) = (start, Int64(70), [Sample]())
+        while t < start + Int64(days) * day {
+            let busy = (t - start) / day == Int64(dense)
+            t += Int64.random(in: busy ? 1...5 : 60...80, using: &rng) * 1_000_000
+            value = min(max(value + Int64.random(in: -4...4, using: &rng), 40), 190)
+            let stamp = Timestamp(microseconds: t, form: TimeForm(offsetMinutes: 60, fractionDigits: 0, isZulu: false))
+            samples.append(
+                Sample(
+                    type: SlotSummaryTests.type, start: stamp, end: stamp,
+                    value: .decimal(ExactDecimal(mantissa: value, scale: 0)), unit: .text("count/min"),
+                    source: .text("watch"), device: .absent, metadata: .absent))
+        }
+        return samples
+    }
+
+    /// UTC days cut each of the writer's blocks (which end at +01:00 midnight) an hour after its
+    /// start. Only the dense day's first block is cheaper read from slots than added up either side,
+    /// by less than opening the segment's slot region (the quiet days' slots fill it) costs: it
+    /// stays closed, and every block is added up either side. Hours cut every block many times:
+    /// the region is opened. Both equal brute force.
+    @Test func aSlotRegionIsOpenedOnlyWhenItsBlocksPayForIt() throws {
+        let samples = Self.mostlyQuiet(days: 25, dense: 12, seed: 41)
+        let (store, folder) = try SlotSummaryTests().store(samples)
+        defer { folder.cleanup() }
+        let (first, last) = (samples[0].start.microseconds, samples[samples.count - 1].start.microseconds + 1)
+        let days = try Self.aggregate(store, "UTC", "day", first, last)
+        #expect(days.blocksFromSlots == 0 && days.blocksDecoded == 0 && days.blocksSplit >= 24)
+        try Self.expectBruteForce(days, samples, "UTC", "day", first, last)
+        let hours = try Self.aggregate(store, "UTC", "hour", first, last)
+        #expect(hours.blocksFromSlots >= 24)
+        try Self.expectBruteForce(hours, samples, "UTC", "hour", first, last)
     }
 }

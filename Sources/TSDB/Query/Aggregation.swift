@@ -435,6 +435,7 @@ extension Store {
                 (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false }
             }
             var slots: SlotStream?
+            var regionPays: Bool?
             for b in 0..<segment.blockCount {
                 let s = segment.summaries[b]
                 guard s.lastStart >= lo, s.firstStart < hi else { continue }
@@ -456,7 +457,12 @@ extension Store {
                     result.blocksSplit += 1
                     continue
                 }
-                if plan.summariesServe,
+                // Whether the segment's slot region is worth opening is asked once, at the first block
+                // that would read it.
+                if plan.summariesServe, slots == nil, regionPays == nil {
+                    regionPays = Self.slotRegionPays(segment, from: b, lo, hi, plan, sweep.buckets)
+                }
+                if plan.summariesServe, slots != nil || regionPays == true,
                     try reading.serve(block: b, of: segment, &slots, lo: lo, hi: hi, sweep: &sweep, row)
                 {
                     result.blocksFromSlots += 1
@@ -481,7 +487,7 @@ extension Store {
     }
 
     /// The one bucket edge inside block `s`, when it lies in `[lo, hi)` across exactly one.
-    private static func oneEdge(in s: BlockSummary, _ lo: Int64, _ hi: Int64, _ buckets: inout BucketCursor)
+    static func oneEdge(in s: BlockSummary, _ lo: Int64, _ hi: Int64, _ buckets: inout BucketCursor)
         -> Int64?
     {
         guard s.firstStart >= lo, s.lastStart < hi else { return nil }

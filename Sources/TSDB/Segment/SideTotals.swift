@@ -2,7 +2,7 @@ extension SegmentReader {
     /// A block's totals from its index entry (§6) when every sample has a value and the figures are
     /// whole numbers within ``PackedColumn/valueBound`` (sums of whole numbers below 2^53 are exact
     /// in the entry's binary64).
-    private static func wholeNumbers(_ s: BlockSummary) -> ValueTotals? {
+    static func wholeNumbers(_ s: BlockSummary) -> ValueTotals? {
         let bound = Double(PackedColumn.valueBound)
         guard s.valueCount == s.sampleCount, s.minValue > -bound, s.maxValue < bound,
             s.minValue.rounded() == s.minValue, s.maxValue.rounded() == s.maxValue,
