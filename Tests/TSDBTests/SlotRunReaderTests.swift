@@ -99,4 +99,21 @@ import Testing
             }
         }
     }
+
+    /// Blocks whose samples all have values: counting the ends of their slots' fields ends where
+    /// stepping over them field by field does, for every block but those near the region's end.
+    @Test(arguments: [(UInt64(5), 64), (6, 500), (7, 4096)])
+    func countingFieldEndsStepsOverABlockAsFieldByFieldDoes(seed: UInt64, blockSamples: Int) throws {
+        let samples = SideTotalsTests.wholeNumbers(6000, seed: seed, maxStep: 6)
+        let (bytes, summaries) = try region(samples, blockSamples: blockSamples)
+        try bytes.withUnsafeBytes { buffer in
+            var r = ByteReader(buffer, context: "slot region")
+            for (b, summary) in summaries.enumerated() {
+                #expect(summary.valueCount == summary.sampleCount)
+                let (start, end) = (r.position, SlotRunReader.endOfValuedBlock(buffer, at: r.position))
+                try SlotRegion.skipBlock(&r)
+                #expect(end == r.position || (end == nil && bytes.count - start < SlotRunReader.room), "block \(b)")
+            }
+        }
+    }
 }

@@ -78,7 +78,9 @@ public final class SegmentReader: @unchecked Sendable {
     /// The slot region for reading block by block (aggregates hold one block's slots at a time).
     func slotStream() throws(TSDBError) -> SlotStream {
         let offset = slotRegion.offset
-        return try withSlotRegion { (raw) throws(TSDBError) in SlotStream(Array(raw), offset: offset) }
+        return try withSlotRegion { (raw) throws(TSDBError) in
+            SlotStream(Array(raw), offset: offset, summaries: summaries)
+        }
     }
 
     /// Block `b`'s slots from `stream` (this segment's), into `slots`; failures name the file and count as damage.

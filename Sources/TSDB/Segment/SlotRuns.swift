@@ -104,6 +104,34 @@ enum SlotRunReader {
         return (i, scale)
     }
 
+    /// The position after the slots of the block at `start` (its slot count first) when each of its
+    /// slots has all seven fields (Formats/segment-v3.md §6.1: no sample of the block is without a
+    /// value), found by counting the bytes that end a field, eight at a time; nil within ``room``
+    /// bytes of the region's end or for a slot count longer than 8 bytes. Stepping field by field
+    /// took ~72 instructions a slot: 13.1M of five heavy years' Europe/Paris days when every
+    /// segment's region was opened, ~4M of their UTC days.
+    static func endOfValuedBlock(_ bytes: UnsafeRawBufferPointer, at start: Int) -> Int? {
+        guard let base = bytes.baseAddress, start >= 0, bytes.count - start >= room else { return nil }
+        var (i, ok) = (start, true)
+        let n = varint(base, &i, &ok)
+        guard ok, n <= UInt64(bytes.count) else { return nil }
+        guard n > 0 else { return i }
+        i += 1  // the scale
+        var fields = 7 * Int(n)
+        while bytes.count - i >= 8 {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            var ends = ~word & 0x8080_8080_8080_8080
+            let found = ends.nonzeroBitCount
+            guard found >= fields else {
+                (fields, i) = (fields - found, i + 8)
+                continue
+            }
+            for _ in 1..<fields { ends &= ends &- 1 }
+            return i + ends.trailingZeroBitCount / 8 + 1
+        }
+        return nil
+    }
+
     /// The varint at `i` (with ``room`` bytes readable there) from one 8-byte load; `ok` false, and
     /// nothing read, for one longer than 8 bytes.
     @inline(__always)

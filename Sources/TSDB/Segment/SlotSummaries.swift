@@ -164,12 +164,26 @@ struct SlotTable: Sendable {
 struct SlotStream {
     private let raw: [UInt8]
     private let offset: Int
+    /// The segment's block summaries: a block whose samples all have values has seven fields a slot.
+    private let summaries: [BlockSummary]
     private var position = 0
     private var nextBlock = 0
 
-    init(_ raw: [UInt8], offset: Int) {
+    init(_ raw: [UInt8], offset: Int, summaries: [BlockSummary]) {
         self.raw = raw
         self.offset = offset
+        self.summaries = summaries
+    }
+
+    /// Steps over block `b`'s slots on the way to a later block's (they are checked when decoded):
+    /// by counting the ends of its fields when every sample of the block has a value, field by
+    /// field otherwise or near the region's end.
+    private func skip(block b: Int, _ r: inout ByteReader) throws(TSDBError) {
+        let s = summaries[b]
+        if s.valueCount == s.sampleCount, let end = SlotRunReader.endOfValuedBlock(r.buffer, at: r.position) {
+            return try r.skip(end - r.position, "slots")
+        }
+        try SlotRegion.skipBlock(&r)
     }
 
     /// Replaces `slots` with block `b`'s (empty when it has none) and returns their scale; `b` must
@@ -189,7 +203,7 @@ struct SlotStream {
             do throws(TSDBError) {
                 try r.skip(start, "slots already read")
                 while skipped < b {
-                    try SlotRegion.skipBlock(&r)
+                    try skip(block: skipped, &r)
                     skipped += 1
                 }
                 let n = try r.count("slot count", limit: r.remaining)
@@ -230,7 +244,7 @@ extension SlotStream {
                 bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
             do throws(TSDBError) {
                 try r.skip(start, "slots already read")
-                for _ in skipped..<b { try SlotRegion.skipBlock(&r) }
+                for k in skipped..<b { try skip(block: k, &r) }
                 let blockStart = r.position
                 let n = try r.count("slot count", limit: r.remaining)
                 guard n > 0 else { return .success((r.position, b + 1, .noSlots)) }
