@@ -84,6 +84,66 @@ import Testing
         #expect(summed > 0, "the fast reading added nothing up")
     }
 
+    /// Heart rate every 20–100 s (slots of a few one-byte fields, read from one load) with bursts
+    /// every 1–3 s (over 127 samples a slot), jumps of ±100 (a two-byte minimum) and null values:
+    /// slots of both shapes in one region, each read as the checked reading reads it.
+    static func mixedShapes(_ n: Int, seed: UInt64) -> [Sample] {
+        var rng = SplitMix64(seed: seed)
+        var (t, value, burst) = (SlotSummaryTests.march2025, Int64(70), 0)
+        return (0..<n).map { i in
+            if burst == 0 && Int.random(in: 0..<200, using: &rng) == 0 { burst = 400 }
+            burst = max(0, burst - 1)
+            t += Int64.random(in: burst > 0 ? 1...3 : 20...100, using: &rng) * 1_000_000
+            let jump = Int.random(in: 0..<150, using: &rng) == 0 ? Int64.random(in: -100...100, using: &rng) : 0
+            value = min(max(value + jump + Int64.random(in: -4...4, using: &rng), 40), 190)
+            let stamp = Timestamp(microseconds: t, form: TimeForm(offsetMinutes: 60, fractionDigits: 0, isZulu: false))
+            return Sample(
+                type: SlotSummaryTests.type, start: stamp, end: stamp,
+                value: i % 37 == 5 ? .null : .decimal(ExactDecimal(mantissa: value, scale: 0)),
+                unit: .text("count/min"), source: .text("watch"), device: .absent, metadata: .absent)
+        }
+    }
+
+    /// Whether the checked reading's `slot` (after a slot of minimum `previous`) is stored as six
+    /// one-byte fields and a squared sum of one or two (``SlotRunReader/quickShape``).
+    static func quickShaped(_ slot: StoredSlot, after previous: Int64) -> Bool {
+        slot.samples < 128 && slot.values > 0 && slot.samples - slot.values < 128
+            && ZigZag.encode(slot.minimum - previous) < 128 && slot.range < 128 && slot.deviations < 128
+            && slot.squares < 1 << 14
+    }
+
+    @Test(arguments: [(UInt64(8), 1000), (9, 4096)])
+    func slotsOfOneByteFieldsAndOthersReadAlike(seed: UInt64, blockSamples: Int) throws {
+        let samples = Self.mixedShapes(20_000, seed: seed)
+        let (bytes, summaries) = try region(samples, blockSamples: blockSamples)
+        var (quick, other) = (0, 0)
+        try bytes.withUnsafeBytes { buffer in
+            var r = ByteReader(buffer, context: "slot region")
+            for (b, summary) in summaries.enumerated() {
+                let n = try r.count("slot count", limit: r.remaining)
+                var slots: [StoredSlot] = []
+                if n > 0 { _ = try SlotRegion.decodeBlock(&r, count: n, block: b, summary: summary, into: &slots) }
+                var previous: Int64 = 0
+                for slot in slots {
+                    if Self.quickShaped(slot, after: previous) { quick += 1 } else { other += 1 }
+                    if slot.values > 0 { previous = slot.minimum }
+                }
+            }
+        }
+        #expect(quick > other && other > 20, "\(quick) quick-shaped slots, \(other) others")
+        let grid = SlotSummary.micros
+        let (first, last) = (samples[0].start.microseconds / grid, samples[samples.count - 1].start.microseconds / grid)
+        var rng = SplitMix64(seed: seed)
+        var summed = compareReadings(bytes, summaries, lo: .min / 2, hi: .max / 2, width: 4 * grid)
+        for _ in 0..<20 {
+            let width = grid * [1, 4, 96].randomElement(using: &rng)!
+            let lo = Int64.random(in: first - 2...last, using: &rng) * grid
+            let hi = lo + Int64.random(in: 1...(last - first + 4), using: &rng) * grid
+            summed += compareReadings(bytes, summaries, lo: lo, hi: hi, width: width)
+        }
+        #expect(summed > summaries.count, "the fast reading added up \(summed) blocks")
+    }
+
     /// Every byte of a region changed in turn (with the CRC made right again, as only a writer's
     /// bug or damage with a fresh CRC could): whatever the checked reading refuses, the fast one
     /// must not take; what both take, they must read alike.

@@ -27,6 +27,10 @@ struct SlotRun: Equatable {
 enum SlotRunReader {
     /// Room for the longest slot: seven varints of at most 10 bytes.
     static let room = 70
+    /// The top bits of a slot's first six fields (§6.1: gap, samples, valueless, minimum, range,
+    /// deviations) and of the byte after the seventh's first: clear in a slot of one-byte fields
+    /// whose squared sum has one or two bytes.
+    static let quickShape: UInt64 = 0x8000_8080_8080_8080
 
     /// The runs of block `summary`'s `n` slots at `bytes[start...]` (its scale byte first) that lie
     /// in `[lo, hi)`, cut at the ends of buckets (`bucketEnd(t)`: the end of the bucket holding
@@ -47,8 +51,39 @@ enum SlotRunReader {
         var runEnd = Int64.min
         let kept = runs.count
         let limit = UInt64(SlotRegion.mantissaLimit)
+        // A flaw found in a quick slot (below), checked once after the loop.
+        var flawed = false
         while read < n && ok && bytes.count - i >= room {
             read += 1
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if word & Self.quickShape == 0 && word >> 16 & 0x7F < word >> 8 & 0x7F {
+                // Six one-byte fields and a squared sum of one or two bytes, values in the slot:
+                // nothing here can overflow but the run's sum, and the other checks (the slots'
+                // order, the counts, the mantissas' bounds) follow from the block's after the loop.
+                i += word & (1 << 55) == 0 ? 7 : 8
+                let (gap, count, v) = (word & 0x7F, word >> 8 & 0x7F, (word >> 8 & 0x7F) &- (word >> 16 & 0x7F))
+                flawed = flawed || (slot < firstSlot && gap != 0)
+                slot &+= 1 &+ Int64(bitPattern: gap)
+                (samples, values) = (samples &+ count, values &+ v)
+                let minimum = previousMin &+ ZigZag.decode(word >> 24 & 0x7F)
+                let (range, deviations) = (word >> 32 & 0x7F, word >> 40 & 0x7F)
+                let maximum = minimum &+ Int64(bitPattern: range)
+                flawed = flawed || deviations > range &* v
+                previousMin = minimum
+                (low, high) = (Swift.min(low, minimum), Swift.max(high, maximum))
+                let slotStart = slot &* SlotSummary.micros
+                guard slotStart >= lo && slotStart < hi else { continue }
+                if slotStart >= runEnd {
+                    if run.samples > 0 { runs.append(run) }
+                    run = SlotRun(start: slotStart)
+                    runEnd = bucketEnd(slotStart)
+                }
+                let (sum, overflow) = run.sum.addingReportingOverflow(minimum &* Int64(v) &+ Int64(deviations))
+                flawed = flawed || overflow
+                (run.samples, run.values, run.sum) = (run.samples &+ Int(count), run.values &+ Int(v), sum)
+                (run.minimum, run.maximum) = (Swift.min(run.minimum, minimum), Swift.max(run.maximum, maximum))
+                continue
+            }
             let gap = varint(base, &i, &ok)
             let room = lastSlot &- slot &- 1
             ok = ok && room >= 0 && gap <= UInt64(room) && (slot >= firstSlot || gap == 0)
@@ -94,7 +129,8 @@ enum SlotRunReader {
         let divisor = ExactDecimal.powersOfTen[Int(Swift.min(scale, 18))]
         let extremes = (Double(low) / divisor, Double(high) / divisor)
         ok =
-            ok && read == n && slot == lastSlot
+            ok && !flawed && read == n && slot == lastSlot
+            && (values == 0 || low.magnitude <= limit && high.magnitude <= limit)
             && samples == UInt64(summary.sampleCount) && values == UInt64(summary.valueCount)
             && (values == 0 || extremes == (summary.minValue, summary.maxValue))
         guard ok else {
