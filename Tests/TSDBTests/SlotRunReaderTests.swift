@@ -38,11 +38,16 @@ import Testing
 
     /// Block after block of `bytes` from its start, both readings of each, until one of the
     /// checked readings fails: the fast one must then give nil, and else nil or the same runs.
-    /// Returns how many blocks the fast reading added up.
+    /// The fast one reads the region `padded` with ``SlotRunReader/room`` zeros, as ``SlotStream``
+    /// holds it, or not. Returns how many blocks the fast reading added up.
     @discardableResult
-    func compareReadings(_ bytes: [UInt8], _ summaries: [BlockSummary], lo: Int64, hi: Int64, width: Int64) -> Int {
+    func compareReadings(
+        _ bytes: [UInt8], _ summaries: [BlockSummary], lo: Int64, hi: Int64, width: Int64, padded: Bool = true
+    ) -> Int {
         var summed = 0
-        bytes.withUnsafeBytes { buffer in
+        let region = bytes + [UInt8](repeating: 0, count: padded ? SlotRunReader.room : 0)
+        region.withUnsafeBytes { whole in
+            let buffer = UnsafeRawBufferPointer(rebasing: whole[..<bytes.count])
             var r = ByteReader(buffer, context: "slot region")
             for (b, summary) in summaries.enumerated() {
                 guard let n = try? r.count("slot count", limit: r.remaining) else { return }
@@ -50,7 +55,7 @@ import Testing
                 let start = r.position
                 var fast: [SlotRun] = []
                 let quick = SlotRunReader.read(
-                    buffer, at: start, count: n, summary: summary, lo: lo, hi: hi,
+                    whole, end: bytes.count, at: start, count: n, summary: summary, lo: lo, hi: hi,
                     bucketEnd: { Self.bucketEnd($0, width: width) }, into: &fast)
                 var slots: [StoredSlot] = []
                 guard let scale = try? SlotRegion.decodeBlock(&r, count: n, block: b, summary: summary, into: &slots)
@@ -104,6 +109,15 @@ import Testing
         }
     }
 
+    /// Block `b`'s slot count in a region.
+    static func slotCount(_ bytes: [UInt8], block b: Int) -> Int {
+        bytes.withUnsafeBytes { buffer in
+            var r = ByteReader(buffer, context: "slot region")
+            for _ in 0..<b { try? SlotRegion.skipBlock(&r) }
+            return (try? r.count("slot count", limit: r.remaining)) ?? 0
+        }
+    }
+
     /// Whether the checked reading's `slot` (after a slot of minimum `previous`) is stored as five
     /// one-byte fields, deviations of one or two bytes and a squared sum of one to four
     /// (``SlotRunReader/quickHead``).
@@ -135,7 +149,12 @@ import Testing
         let grid = SlotSummary.micros
         let (first, last) = (samples[0].start.microseconds / grid, samples[samples.count - 1].start.microseconds / grid)
         var rng = SplitMix64(seed: seed)
+        // Padded, every block with slots is read quickly, the region's last too; unpadded, not the last.
+        let withSlots = summaries.indices.count { b in Self.slotCount(bytes, block: b) > 0 }
         var summed = compareReadings(bytes, summaries, lo: .min / 2, hi: .max / 2, width: 4 * grid)
+        #expect(summed == withSlots)
+        #expect(
+            compareReadings(bytes, summaries, lo: .min / 2, hi: .max / 2, width: 4 * grid, padded: false) < withSlots)
         for _ in 0..<20 {
             let width = grid * [1, 4, 96].randomElement(using: &rng)!
             let lo = Int64.random(in: first - 2...last, using: &rng) * grid
@@ -156,7 +175,10 @@ import Testing
             for flip: UInt8 in [0x01, 0x02, 0x10, 0x40, 0x80, 0xFF] {
                 var damaged = bytes
                 damaged[i] ^= flip
-                compareReadings(damaged, summaries, lo: .min / 2, hi: .max / 2, width: 3_600_000_000)
+                for padded in [true, false] {
+                    compareReadings(
+                        damaged, summaries, lo: .min / 2, hi: .max / 2, width: 3_600_000_000, padded: padded)
+                }
             }
         }
     }

@@ -79,7 +79,7 @@ public final class SegmentReader: @unchecked Sendable {
     func slotStream() throws(TSDBError) -> SlotStream {
         let offset = slotRegion.offset
         return try withSlotRegion { (raw) throws(TSDBError) in
-            SlotStream(Array(raw), offset: offset, summaries: summaries)
+            SlotStream(raw, offset: offset, summaries: summaries)
         }
     }
 

@@ -36,7 +36,26 @@ enum SlotRunReader {
     /// in `[lo, hi)`, cut at the ends of buckets (`bucketEnd(t)`: the end of the bucket holding
     /// `t`), appended to `runs`; and the position after the block's slots, and their scale. The
     /// caller knows that every slot lies wholly inside or outside `[lo, hi)` and inside one bucket.
+    /// The region ends at `end`; bytes from there to `bytes.count` are padding (zeros), which lets
+    /// the slots near its end be read as quickly as the others, and which no slot may reach into.
     static func read(
+        _ bytes: UnsafeRawBufferPointer, end regionEnd: Int, at start: Int, count n: Int, summary: BlockSummary,
+        lo: Int64, hi: Int64, bucketEnd: (Int64) -> Int64, into runs: inout [SlotRun]
+    ) -> (end: Int, scale: UInt8)? {
+        let kept = runs.count
+        guard start < regionEnd, regionEnd <= bytes.count,
+            let read = slots(
+                bytes, at: start, count: n, summary: summary, lo: lo, hi: hi, bucketEnd: bucketEnd, into: &runs)
+        else { return nil }
+        guard read.end <= regionEnd else {
+            runs.removeSubrange(kept...)
+            return nil
+        }
+        return read
+    }
+
+    /// ``read(_:end:at:count:summary:lo:hi:bucketEnd:into:)`` but for the end: slots may reach past it.
+    private static func slots(
         _ bytes: UnsafeRawBufferPointer, at start: Int, count n: Int, summary: BlockSummary, lo: Int64, hi: Int64,
         bucketEnd: (Int64) -> Int64, into runs: inout [SlotRun]
     ) -> (end: Int, scale: UInt8)? {

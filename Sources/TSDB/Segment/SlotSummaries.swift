@@ -162,17 +162,32 @@ struct SlotTable: Sendable {
 /// A segment's decompressed slot region read block by block, in increasing block order: the
 /// blocks a query skips are stepped over, and only one block's slots are held at a time.
 struct SlotStream {
-    private let raw: [UInt8]
+    /// The decompressed region followed by ``SlotRunReader/room`` zero bytes, so that its last
+    /// block's slots are read as quickly as any (the reader's loads go past the region's end).
+    private let padded: [UInt8]
+    /// The region's length, without the padding.
+    private let count: Int
     private let offset: Int
     /// The segment's block summaries: a block whose samples all have values has seven fields a slot.
     private let summaries: [BlockSummary]
     private var position = 0
     private var nextBlock = 0
 
-    init(_ raw: [UInt8], offset: Int, summaries: [BlockSummary]) {
-        self.raw = raw
+    init(_ raw: UnsafeRawBufferPointer, offset: Int, summaries: [BlockSummary]) {
+        let room = SlotRunReader.room
+        self.padded = [UInt8](unsafeUninitializedCapacity: raw.count + room) { buffer, initialized in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+            buffer[raw.count...].initialize(repeating: 0)
+            initialized = raw.count + room
+        }
+        self.count = raw.count
         self.offset = offset
         self.summaries = summaries
+    }
+
+    /// Calls `body` with the region (without its padding) and the padded bytes.
+    private func withRegion<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+        padded.withUnsafeBytes { padded in body(UnsafeRawBufferPointer(rebasing: padded[..<count]), padded) }
     }
 
     /// Steps over block `b`'s slots on the way to a later block's (they are checked when decoded):
@@ -197,7 +212,7 @@ struct SlotStream {
         let offset = self.offset
         var skipped = nextBlock
         var scale: UInt8 = 0
-        let read: Result<Int, TSDBError> = raw.withUnsafeBytes { bytes in
+        let read: Result<Int, TSDBError> = withRegion { bytes, _ in
             var r = ByteReader(
                 bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
             do throws(TSDBError) {
@@ -239,7 +254,7 @@ extension SlotStream {
         precondition(b >= nextBlock, "slot blocks are read in increasing order")
         runs.removeAll(keepingCapacity: true)
         let (start, offset, skipped) = (position, self.offset, nextBlock)
-        let read: Result<(Int, Int, SlotRunsOutcome), TSDBError> = raw.withUnsafeBytes { bytes in
+        let read: Result<(Int, Int, SlotRunsOutcome), TSDBError> = withRegion { bytes, padded in
             var r = ByteReader(
                 bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
             do throws(TSDBError) {
@@ -250,7 +265,8 @@ extension SlotStream {
                 guard n > 0 else { return .success((r.position, b + 1, .noSlots)) }
                 guard
                     let (end, scale) = SlotRunReader.read(
-                        bytes, at: r.position, count: n, summary: summary, lo: lo, hi: hi, bucketEnd: bucketEnd,
+                        padded, end: bytes.count, at: r.position, count: n, summary: summary, lo: lo, hi: hi,
+                        bucketEnd: bucketEnd,
                         into: &runs)
                 else { return .success((blockStart, b, .declined)) }
                 return .success((end, b + 1, .summed(scale: scale)))
@@ -269,7 +285,7 @@ extension SlotStream {
     /// copied into a segment that keeps those blocks).
     func bytes(ofBlocks count: Int) throws(TSDBError) -> [UInt8] {
         let offset = self.offset
-        let end: Result<Int, TSDBError> = raw.withUnsafeBytes { bytes in
+        let end: Result<Int, TSDBError> = withRegion { bytes, _ in
             var r = ByteReader(
                 bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
             do throws(TSDBError) {
@@ -279,7 +295,7 @@ extension SlotStream {
                 return .failure(error)
             }
         }
-        return Array(raw[0..<(try end.get())])
+        return Array(padded[0..<(try end.get())])
     }
 }
 
