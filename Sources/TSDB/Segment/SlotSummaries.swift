@@ -173,14 +173,26 @@ struct SlotStream {
     private var position = 0
     private var nextBlock = 0
 
-    init(_ raw: UnsafeRawBufferPointer, offset: Int, summaries: [BlockSummary]) {
-        let room = SlotRunReader.room
-        self.padded = [UInt8](unsafeUninitializedCapacity: raw.count + room) { buffer, initialized in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
-            buffer[raw.count...].initialize(repeating: 0)
-            initialized = raw.count + room
+    /// A region of `count` bytes, which `fill` writes (decompressing it), followed by the padding.
+    init(
+        count: Int, offset: Int, summaries: [BlockSummary],
+        filling fill: (UnsafeMutableRawBufferPointer) throws(TSDBError) -> Void
+    ) throws(TSDBError) {
+        var failure: TSDBError?
+        self.padded = [UInt8](unsafeUninitializedCapacity: count + SlotRunReader.room) { buffer, initialized in
+            let bytes = UnsafeMutableRawBufferPointer(buffer)
+            let (region, padding) = (bytes[..<count], bytes[count...])
+            UnsafeMutableRawBufferPointer(rebasing: padding).initializeMemory(as: UInt8.self, repeating: 0)
+            do throws(TSDBError) {
+                try fill(UnsafeMutableRawBufferPointer(rebasing: region))
+            } catch {
+                failure = error
+                UnsafeMutableRawBufferPointer(rebasing: region).initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            initialized = buffer.count
         }
-        self.count = raw.count
+        if let failure { throw failure }
+        self.count = count
         self.offset = offset
         self.summaries = summaries
     }
