@@ -156,8 +156,10 @@ public final class Store: Sendable {
                     let segments = state.manifest.segments
                     let wanted = segments.indices.filter { i in
                         let entry = segments[i]
-                        return entry.type == type && entry.firstStart < to
+                        // Times first: a type's name is compared only for the months asked for.
+                        return entry.firstStart < to
                             && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from)
+                            && entry.type == type
                     }.map { (index: $0, entry: segments[$0], open: state.openSegments[$0]) }
                     return (state.manifest.generation, wanted)
                 }
