@@ -121,6 +121,30 @@ import Testing
         #expect(try withReader(dense, blockSamples: 300) { try $0.slotTable().ranges }.allSatisfy { !$0.isEmpty })
     }
 
+    /// §6.1 A writer keeps a slot region compressed only when that saves a quarter of it.
+    @Test(arguments: [BlockCodec.lz4, .zstd])
+    func aSlotRegionIsCompressedOnlyWhenThatSavesAQuarter(codec: BlockCodec) throws {
+        // Heart rate's slots vary from quarter hour to quarter hour: compression saves little.
+        let varied = SideTotalsTests.wholeNumbers(20_000, seed: 31, maxStep: 20)
+        let (stored, raw, used) = try withReader(varied, blockSamples: 4096, codec: codec) {
+            ($0.slotRegion.storedLength, $0.slotRegion.rawLength, $0.slotRegion.codec)
+        }
+        #expect(raw > 1_500 && used == .none && stored == raw)
+        #expect(try withReader(varied, blockSamples: 4096, codec: codec) { try $0.slotTable().slots.count } > 150)
+        // A sample every 10 s of the same value: every slot alike, stored compressed.
+        let even = (0..<20_000).map { i in
+            var s = varied[0]
+            s.start.microseconds = SlotSummaryTests.march2025 + Int64(i) * 10_000_000
+            s.end = s.start
+            return s
+        }
+        let (evenStored, evenRaw, evenUsed) = try withReader(even, blockSamples: 4096, codec: codec) {
+            ($0.slotRegion.storedLength, $0.slotRegion.rawLength, $0.slotRegion.codec)
+        }
+        #expect(evenUsed == codec && evenStored * 4 <= evenRaw * 3)
+        #expect(try withReader(even, blockSamples: 4096, codec: codec) { try $0.slotTable().slots.count } > 150)
+    }
+
     @Test func aNumberKeptAsTextLeavesOnlyItsBlockWithoutSlots() throws {
         var samples = Self.series(200, seed: 7)
         samples[150].value = .numberText("7.2e1")
