@@ -254,16 +254,21 @@ import Testing
 
     // MARK: - Whether a segment's slot region is opened
 
-    /// Heart rate in whole numbers for `days` days from March 2025: every 60–80 s (about 13 samples a
-    /// quarter hour: blocks of a day with slot summaries) but every 1–5 s on day `dense`.
-    static func mostlyQuiet(days: Int, dense: Int, seed: UInt64) -> [Sample] {
+    /// Heart rate in whole numbers for `days` days from March 2025: every minute (15 samples a quarter
+    /// hour), 70 (every slot summary alike) or with `jumpy` anywhere from 40 to 190, but every 1–5 s
+    /// on day `dense`, in small steps.
+    static func mostlyQuiet(days: Int, dense: Int, jumpy: Bool = false, seed: UInt64) -> [Sample] {
         var rng = SplitMix64(seed: seed)
         let (start, day) = (SlotSummaryTests.march2025, Int64(86_400_000_000))
         var (t, value, samples) = (start, Int64(70), [Sample]())
         while t < start + Int64(days) * day {
             let busy = (t - start) / day == Int64(dense)
-            t += Int64.random(in: busy ? 1...5 : 60...80, using: &rng) * 1_000_000
-            value = min(max(value + Int64.random(in: -4...4, using: &rng), 40), 190)
+            t += (busy ? Int64.random(in: 1...5, using: &rng) : 60) * 1_000_000
+            if busy {
+                value = min(max(value + Int64.random(in: -4...4, using: &rng), 40), 190)
+            } else {
+                value = jumpy ? Int64.random(in: 40...190, using: &rng) : 70
+            }
             let stamp = Timestamp(microseconds: t, form: TimeForm(offsetMinutes: 60, fractionDigits: 0, isZulu: false))
             samples.append(
                 Sample(
@@ -275,14 +280,17 @@ import Testing
     }
 
     /// UTC days cut each of the writer's blocks (which end at +01:00 midnight) an hour after its
-    /// start. Only the dense day's first block is cheaper read from slots than added up either side,
-    /// by less than opening the segment's slot region (the quiet days' slots fill it) costs: it
-    /// stays closed, and every block is added up either side. Hours cut every block many times:
-    /// the region is opened. Both equal brute force.
+    /// start. The quiet days' slot summaries are alike, so the writer compresses the segment's slot
+    /// region (segment-v3 §6.1), and opening it costs its decompression. Only the dense day's first
+    /// block is cheaper read from slots than added up either side, by less than that: the region
+    /// stays closed, and every block is added up either side. Hours cut every block many times: the
+    /// region is opened. Both equal brute force.
     @Test func aSlotRegionIsOpenedOnlyWhenItsBlocksPayForIt() throws {
         let samples = Self.mostlyQuiet(days: 25, dense: 12, seed: 41)
         let (store, folder) = try SlotSummaryTests().store(samples)
         defer { folder.cleanup() }
+        let segments = try store.segments(of: SlotSummaryTests.type)
+        #expect(!segments.isEmpty && segments.allSatisfy { $0.slotRegion.codec != .none })
         let (first, last) = (samples[0].start.microseconds, samples[samples.count - 1].start.microseconds + 1)
         let days = try Self.aggregate(store, "UTC", "day", first, last)
         #expect(days.blocksFromSlots == 0 && days.blocksDecoded == 0 && days.blocksSplit >= 24)
@@ -290,5 +298,21 @@ import Testing
         let hours = try Self.aggregate(store, "UTC", "hour", first, last)
         #expect(hours.blocksFromSlots >= 24)
         try Self.expectBruteForce(hours, samples, "UTC", "hour", first, last)
+    }
+
+    /// The same days with the quiet values jumping about: their slot summaries differ, the writer
+    /// stores the region uncompressed, and opening it costs little more than a copy (segment-v3
+    /// §6.1). The dense day's first block saves more than opening it and stepping through it to that
+    /// block costs: the region is opened for that block alone, the others are added up either side.
+    @Test func anUncompressedSlotRegionIsOpenedForOneBlockThatPaysForIt() throws {
+        let samples = Self.mostlyQuiet(days: 10, dense: 2, jumpy: true, seed: 41)
+        let (store, folder) = try SlotSummaryTests().store(samples)
+        defer { folder.cleanup() }
+        let segments = try store.segments(of: SlotSummaryTests.type)
+        #expect(!segments.isEmpty && segments.allSatisfy { $0.slotRegion.codec == .none })
+        let (first, last) = (samples[0].start.microseconds, samples[samples.count - 1].start.microseconds + 1)
+        let days = try Self.aggregate(store, "UTC", "day", first, last)
+        #expect(days.blocksFromSlots >= 1 && days.blocksDecoded == 0 && days.blocksSplit >= 9)
+        try Self.expectBruteForce(days, samples, "UTC", "day", first, last)
     }
 }

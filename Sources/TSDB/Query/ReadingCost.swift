@@ -13,7 +13,8 @@ extension Store {
         guard plan.summariesServe, !plan.needsSpread, segment.blockCount > 0 else { return true }
         var buckets = cursor  // a copy: the scan's cursor stays where it is
         let regionBytes = Double(segment.slotRegion.rawLength)
-        let most = regionBytes * (ReadingCost.openingByte + ReadingCost.steppingByte)
+        let opening = segment.slotRegion.codec == .none ? ReadingCost.openingRawByte : ReadingCost.openingByte
+        let most = regionBytes * (opening + ReadingCost.steppingByte)
         var (saved, read, lastRead) = (0.0, 0, first)
         for b in first..<segment.blockCount {
             let s = segment.summaries[b]
@@ -34,7 +35,7 @@ extension Store {
             if saved > most { return true }
         }
         let stepped = Double(lastRead + 1 - read) / Double(segment.blockCount)
-        return saved > regionBytes * (ReadingCost.openingByte + stepped * ReadingCost.steppingByte)
+        return saved > regionBytes * (opening + stepped * ReadingCost.steppingByte)
     }
 }
 
@@ -42,19 +43,21 @@ extension Store {
 /// heart rate: five heavy years (blocks of ~2,600 samples over ~14 hours, ~47 samples and ~11 bytes
 /// a slot) and the year (blocks of ~1,000 samples a day, ~13 a slot where they have slots) in UTC,
 /// Europe/Paris, Asia/Kathmandu and Lord Howe days. They decide whether a segment's slot region is
-/// opened; once it is, each block chooses by ``Store/sidesCostLess(_:edge:)``'s older estimates,
-/// which chose best block by block on the year's queries.
+/// opened; once it is, each block chooses by ``Store/sidesCostLess(_:edge:)``, which chose better
+/// block by block on the year's queries (these estimates there: +0.1–0.6% instructions).
 enum ReadingCost {
-    /// A slot summary read and added up, and each sample it sums up (its fields are longer the more
-    /// it does): the heavy years' ~100K slots of 1,780 blocks took 37.7M (~375 a slot), the year's
-    /// ~230 a slot.
-    static let slot = 170.0
-    static let slotSample = 4.5
-    /// A byte of slot region decompressed, checked and copied on opening: 12.2M for 61 heavy regions
-    /// of ~33 KB.
+    /// A slot summary read and added up, with its run: the year's ~13,600 in Asia/Kathmandu days took
+    /// 2.0M (~150 each), five heavy years' 153,191 in UTC days 21.8M (~142).
+    static let slot = 150.0
+    static let slotSample = 0.0
+    /// A byte of a compressed slot region decompressed, checked and copied on opening: 12.2M for 61
+    /// heavy regions of ~33 KB.
     static let openingByte = 6.0
-    /// A byte of slot region stepped over to reach a later block's: 13.1M for ~1.6 MB.
-    static let steppingByte = 8.0
+    /// A byte of an uncompressed region (the writer's usual choice, segment-v3 §6.1) checked and
+    /// copied, with the stream made: 130K for the year's 102 KB.
+    static let openingRawByte = 1.3
+    /// A byte of slot region stepped over to reach a later block's.
+    static let steppingByte = 1.5
     /// A sample decoded and added up (the columns the aggregate reads): 138K for 4 of the year's
     /// blocks in Lord Howe days.
     static let decodedSample = 30.0
@@ -62,23 +65,24 @@ enum ReadingCost {
     /// Reading block `s`'s slots: one a quarter hour of its span at most.
     static func slots(_ s: BlockSummary) -> Double { Double(span(s)) * slot + Double(s.sampleCount) * slotSample }
 
-    /// Adding block `s` up either side of `edge`: ~5 a sample to find the edge and add up, ~17 for
-    /// each of the fewer side's or, when the fewer are the later ones, every sample's (deltas are
-    /// only followed from the first), and the other side's extremes (``extremesPass``).
+    /// Adding block `s` up either side of `edge`, its samples taken as evenly spread: ~2,500 to
+    /// decompress and locate its columns, ~5 a sample (the run headers, the walk to the edge by sums
+    /// of runs), ~10 for each of the fewer side's, ~4 for each before a later fewer side (their
+    /// deltas are followed from the first), and a pass over the other side for its extremes when
+    /// the fewer hold one of the block's (~14 a sample; likelier the more they are). Profiles with
+    /// every block across an edge added up: the year's in UTC days 10.4K a block, Lord Howe 21.8K;
+    /// five heavy years' in UTC days 37K.
     static func sides(_ s: BlockSummary, edge: Int64) -> Double {
         let n = Double(s.sampleCount)
         let before = Double(edge - s.firstStart)
         let earlier = n * before / Double(s.lastStart - s.firstStart)
         let fewer = Swift.min(earlier, n - earlier)
-        let walked = earlier <= n - earlier ? earlier : n
-        return n * 5 + walked * 17 + (n - fewer) * extremesPass
+        let followed = earlier <= n - earlier ? 0 : earlier
+        let extremes = (n - fewer) * extremesPass * Swift.min(1, 2 * fewer / n)
+        return 2500 + n * 5 + fewer * 10 + followed * 4 + extremes
     }
 
-    /// Each sample of the side with more of them, on average: its smallest and largest are found
-    /// in a pass over them (~14 a sample) when the fewer hold one of the block's, as in 95 of the
-    /// year's 350 blocks across a UTC day's edge (a day's lowest heart rate is often in the hours
-    /// another zone's day takes from the wearer's) and more of five heavy years'.
-    static let extremesPass = 7.0
+    static let extremesPass = 14.0
 
     static func decode(_ s: BlockSummary) -> Double { Double(s.sampleCount) * decodedSample }
 
