@@ -324,6 +324,7 @@ struct AggregateLines: AggregateRowFormatter {
     }
 
     private mutating func write(_ row: AggregateRow, to out: inout RowBytes) {
+        if style == .csv, let statistics { return writeCSV(row, statistics, to: &out) }
         switch style {
         case .csv, .tableCells: break
         case .ndjson: out.write("{\"start\":\"")
@@ -357,6 +358,20 @@ struct AggregateLines: AggregateRowFormatter {
         case .json: out.byte(UInt8(ascii: "}"))
         case .markdown: out.write(" |\n")
         }
+    }
+
+    /// A CSV row of statistics, the commonest: no choice of style made per cell.
+    @inline(__always)
+    private mutating func writeCSV(_ row: AggregateRow, _ statistics: [Statistic], to out: inout RowBytes) {
+        stamps.write(row.start, to: &out)
+        out.byte(UInt8(ascii: ","))
+        stamps.write(row.end, to: &out)
+        let values = row.values
+        for s in statistics {
+            out.byte(UInt8(ascii: ","))
+            if let value = values[s] { numbers.write(value, to: &out) }
+        }
+        out.byte(UInt8(ascii: "\n"))
     }
 
     /// A value cell. Static, mutating only the number writer: a nested function capturing the row

@@ -75,7 +75,7 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
     @inlinable public subscript(_ s: Statistic) -> Double? {
         get {
             guard present & (1 << s.index) != 0 else { return nil }
-            return withUnsafeBytes(of: stored) { $0.load(fromByteOffset: s.index * 8, as: Double.self) }
+            return value(slot: s.index)
         }
         set {
             guard let newValue else {
@@ -108,7 +108,7 @@ public struct StatisticValues: Sendable, Equatable, ExpressibleByDictionaryLiter
     /// name: a row just made has its values in memory from 8-byte stores, and copying the tuple
     /// out to load at an offset reads 16 bytes over two of them, which the CPU cannot forward
     /// (half the time of laying five years of minute rows out in columns, in perf).
-    @inline(__always)
+    @inlinable @inline(__always)
     func value(slot index: Int) -> Double {
         switch index {
         case 0: stored.0
