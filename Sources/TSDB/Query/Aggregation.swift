@@ -328,28 +328,21 @@ extension Store {
         _ type: String, from: Int64? = nil, to: Int64? = nil, options: AggregateOptions,
         header: (AggregateResult) -> any AggregateRowFormatter, write: ([UInt8]) -> Void
     ) throws(TSDBError) -> AggregateResult {
-        var formatter: (any AggregateRowFormatter)?
-        var pending: [UInt8] = []
-        pending.reserveCapacity(1 << 16)
-        func flush() {
-            guard !pending.isEmpty else { return }
-            write(pending)
-            pending.removeAll(keepingCapacity: true)
+        try withoutActuallyEscaping(write) { (write) throws(TSDBError) -> AggregateResult in
+            var sink: (any RowBytesSink)?
+            let result = try aggregate(
+                type, from: from, to: to, options: options,
+                header: { result, _ in sink = header(result).sink(write: write) },
+                row: { row in sink!.append(row) },
+                holding: { .bytes(sink!.copyOfFormatter) },
+                held: { output in
+                    guard case .bytes(let bytes) = output else { return }
+                    sink!.flush()
+                    write(bytes)
+                })
+            sink?.flush()
+            return result
         }
-        let result = try aggregate(
-            type, from: from, to: to, options: options, header: { result, _ in formatter = header(result) },
-            row: { row in
-                formatter!.append(row, to: &pending)
-                if pending.count >= 1 << 16 { flush() }
-            },
-            holding: { .bytes(formatter!) },
-            held: { output in
-                guard case .bytes(let bytes) = output else { return }
-                flush()
-                write(bytes)
-            })
-        flush()
-        return result
     }
 
     /// The aggregate behind the public forms: `header` also gets the plan (the range resolved);
