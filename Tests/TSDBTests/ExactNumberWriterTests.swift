@@ -119,6 +119,24 @@ import Testing
         }
     }
 
+    /// Fractions remembered before the table grows are kept (each in its set of the larger table),
+    /// and written from it as the stdlib writes them.
+    @Test func aGrowingTableKeepsWhatItRemembered() {
+        var writer = ExactNumberWriter()
+        var rng = SplitMix64(seed: 9)
+        let values = (0..<3_000).map { _ in Double(Int.random(in: 1_000...90_000, using: &rng)) / 991 }
+        var most = 0
+        for v in values {
+            let before = writer.rememberedCount
+            #expect(Self.text(v, &writer) == Self.oracle(v), "\(v)")
+            // A new fraction is added, and a growth loses none: the count never falls.
+            #expect(writer.rememberedCount >= before)
+            most = max(most, writer.rememberedCount)
+        }
+        #expect(most > 512)  // past the first table's 64 sets of two, and the second's 256
+        for v in values { #expect(Self.text(v, &writer) == Self.oracle(v), "\(v), again") }
+    }
+
     /// A row with no room to spare: the text's last bytes are written one by one, not as words
     /// past the row's end.
     @Test func rowsExactlyAsLongAsTheTextHoldIt() {
