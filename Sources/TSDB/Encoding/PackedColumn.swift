@@ -126,9 +126,10 @@ struct PackedColumn {
     /// Whole runs, then groups of eight deltas, are followed by their sums (the unpacking loop for
     /// their width, ~3 instructions a delta) while they end below `limit`; only the group holding the
     /// answer is walked delta by delta. Walking them all one by one took ~20 instructions a delta:
-    /// 3.8M of the year's 13.5M in Lord Howe days added up either side (the edge mid-block). The run
-    /// where the values would reach `limit` if evenly spread (`guess`) goes by groups from its start:
-    /// its whole sum would likely overshoot (a UTC day's edge an hour into a block).
+    /// 3.8M of the year's 13.5M in Lord Howe days added up either side (the edge mid-block). From
+    /// the run where the values would reach `limit` if evenly spread (`guess`) on, runs go by groups
+    /// from their start: a whole run's sum would likely overshoot (a UTC day's edge an hour into a
+    /// block).
     private func countForward(below limit: Int64, guess: Int) -> Int {
         var v = first
         guard v < limit else { return 0 }
@@ -234,7 +235,7 @@ struct PackedColumn {
     /// maximum or sum kept of the values they reach.
     private func value(before index: Int) -> Int64 {
         var running = first
-        forDeltas(1..<index) { run, numbers in run.followDeltas(numbers, running: &running) }
+        forDeltas(1..<index) { run, numbers in running = run.followed(numbers, from: running) }
         return running
     }
 
@@ -366,13 +367,6 @@ extension PackedRun {
         var follower = DeltaFollower(running: running)
         visit(range, &follower)
         return follower.running
-    }
-
-    /// Adds deltas `reference + p` of numbers `range` to `running`.
-    func followDeltas(_ range: Range<Int>, running: inout Int64) {
-        var follower = DeltaFollower(running: running)
-        visit(range, &follower)
-        running = follower.running
     }
 
     /// Heart rate's values and deltas take 1–16 bits: each width gets its own copy of the loop, where
