@@ -46,10 +46,10 @@ extension Store {
 /// opened; once it is, each block chooses by ``Store/sidesCostLess(_:edge:)``, which chose better
 /// block by block on the year's queries (these estimates there: +0.1–0.6% instructions).
 enum ReadingCost {
-    /// A slot summary read and added up, with its run: the year's ~13,600 in Asia/Kathmandu days took
-    /// 2.0M (~150 each), five heavy years' 153,191 in UTC days 21.8M (~142).
+    /// A slot summary read and added up, with its run, however many samples it sums up: the year's
+    /// ~13,600 in Asia/Kathmandu days took 2.0M (~150 each, ~13 samples a slot), five heavy years'
+    /// 153,191 in UTC days 21.8M (~142, ~47 samples a slot).
     static let slot = 150.0
-    static let slotSample = 0.0
     /// A byte of a compressed slot region decompressed, checked and copied on opening: 12.2M for 61
     /// heavy regions of ~33 KB.
     static let openingByte = 6.0
@@ -63,7 +63,7 @@ enum ReadingCost {
     static let decodedSample = 30.0
 
     /// Reading block `s`'s slots: one a quarter hour of its span at most.
-    static func slots(_ s: BlockSummary) -> Double { Double(span(s)) * slot + Double(s.sampleCount) * slotSample }
+    static func slots(_ s: BlockSummary) -> Double { Double(span(s)) * slot }
 
     /// Adding block `s` up either side of `edge`, its samples taken as evenly spread: ~2,500 to
     /// decompress and locate its columns, ~5 a sample (the run headers, the walk to the edge by sums
@@ -82,6 +82,7 @@ enum ReadingCost {
         return 2500 + n * 5 + fewer * 10 + followed * 4 + extremes
     }
 
+    /// A sample of the side with more of them, passed over for its smallest and largest.
     static let extremesPass = 14.0
 
     static func decode(_ s: BlockSummary) -> Double { Double(s.sampleCount) * decodedSample }
