@@ -5,8 +5,9 @@
 /// aggregate writes millions of means, and a mean of whole numbers (heart rate) is a whole number
 /// plus one of a few thousand fractions (…/3, …/47): the stdlib's shortest-digit search was 12%
 /// of five years of 15-minute buckets, a remembered fraction is a table lookup. A fraction not
-/// remembered costs what it did (the stdlib writes it; its digits are copied from the row), so
-/// means that rarely repeat (hours of ~200 samples) lose nothing.
+/// remembered is written by its shortest digits as `ShortestDecimal` finds them (and its point and
+/// digits are then copied from the row): means that rarely repeat (hours of ~200 samples) cost
+/// that search and one copy.
 ///
 /// Why remembering is exact: for 1 ≤ |v| < 2^52 with a fraction, every text the shortest-digit
 /// rule weighs has v's integer digits (v lies at least one spacing of doubles away from a whole
@@ -17,12 +18,15 @@ public struct ExactNumberWriter: Sendable {
     /// Sets of two entries of three words: key and length, then up to 16 bytes of text (point
     /// and digits). A key is never 0: it has fraction bits.
     private var table: [UInt64] = []
-    /// The table's sets: few at first, four times as many (what it held moved over) each time it has
-    /// missed twice as often as it has sets, up to `mostSets`. A year of days needs a few hundred,
-    /// five years of quarter hours thousands; zeroing the largest table at once was 69 page faults
-    /// of a one-year query's 400.
+    /// The table's sets: none for the first `numbersBeforeTable` numbers, then few, four times as
+    /// many (what it held moved over) each time it has missed twice as often as it has sets, up to
+    /// `mostSets`. Five years of days need a few hundred, of quarter hours thousands; zeroing the
+    /// largest table at once was 69 page faults of a one-year query's 400.
     private var sets = 0
     private var misses = 0
+    /// A short output (the year's 365 daily means) would spend more on making and filling a
+    /// table (~370 instructions a number) than it saves.
+    private static let numbersBeforeTable = 512
     private static let firstSets = 64
     private static let mostSets = 2048
     private static let keyBits: UInt64 = (1 << 58) - 1
@@ -31,7 +35,27 @@ public struct ExactNumberWriter: Sendable {
 
     /// Writes `v` without remembering anything (a single number).
     package static func write(_ v: Double, to out: inout RowBytes) {
-        if v.magnitude < 1e15 && Double(Int64(v)) == v { out.write(Int64(v)) } else { v.write(to: &out) }
+        // NaN fails the comparison.
+        if v.magnitude < 1e15 && Double(Int64(v)) == v { return out.write(Int64(v)) }
+        if writeShortest(v, to: &out) == nil { v.write(to: &out) }
+    }
+
+    /// Writes `v`, not a whole number, with 2^-10 ≤ |v| < 2^53, by the shortest digits
+    /// `ShortestDecimal` finds (~400 instructions with their writing; the stdlib's search cost ~850),
+    /// and returns how many bytes the point and the digits after it took; writes nothing and
+    /// returns nil for any other `v`.
+    static func writeShortest(_ v: Double, to out: inout RowBytes) -> Int? {
+        guard let (digits, exponent) = ShortestDecimal.digits(of: v), exponent < 0 else { return nil }
+        // The shortest decimal of a double that is not whole has its whole part (no decimal
+        // within half a spacing of it is whole), so only the digits after the point are new.
+        let whole = Int64(v.magnitude)
+        if v < 0 { out.byte(UInt8(ascii: "-")) }
+        out.write(whole)
+        out.byte(UInt8(ascii: "."))
+        let scale = -exponent
+        let fraction = whole == 0 ? digits : digits - UInt64(whole) * ShortestDecimal.powersOfTen[scale]
+        out.write(fraction: fraction, digits: scale)
+        return scale + 1
     }
 
     /// Inlinable (so public) for its common case, a count or a heart rate: a whole number below 1,000.
@@ -50,15 +74,19 @@ public struct ExactNumberWriter: Sendable {
         guard Double(whole) != magnitude else { return out.write(Int64(v)) }
         let exponent = UInt64(magnitude.exponent)
         let key = exponent << 52 | magnitude.significandBitPattern & ((1 << (52 - exponent)) - 1)
-        if misses >= 2 * sets && sets < Self.mostSets { grow() }
+        if misses >= (sets == 0 ? Self.numbersBeforeTable : 2 * sets) && sets < Self.mostSets { grow() }
+        guard sets > 0 else {
+            misses += 1
+            if Self.writeShortest(v, to: &out) == nil { v.write(to: &out) }
+            return
+        }
         var entry = set(of: key) * 6
         if table[entry] & Self.keyBits != key {
             guard table[entry + 3] & Self.keyBits == key else {
-                // Not remembered: the stdlib writes it, and its digits are kept from the row.
+                // Not remembered: written by its shortest digits, which are then kept from the row.
                 misses += 1
-                let mark = out.count
-                Self.write(v, to: &out)
-                out.withBytes(since: mark) { remember($0, whole: whole, key: key, at: entry) }
+                guard let tail = Self.writeShortest(v, to: &out) else { return v.write(to: &out) }
+                if tail <= 16 { out.withBytes(since: out.count - tail) { remember($0, key: key, at: entry) } }
                 return
             }
             entry += 3
@@ -95,20 +123,9 @@ public struct ExactNumberWriter: Sendable {
     /// How many fractions the table holds.
     var rememberedCount: Int { stride(from: 0, to: table.count, by: 3).count { table[$0] & Self.keyBits != 0 } }
 
-    /// Puts the point and digits after it of `text` at `entry` (the set's first), moving the
-    /// set's first entry to second, when `text` is a sign, `whole`, a point and at most 15 digits
-    /// (values below 10 may have 16).
-    private mutating func remember(_ text: UnsafeBufferPointer<UInt8>, whole: Int64, key: UInt64, at entry: Int) {
-        var i = text.first == UInt8(ascii: "-") ? 1 : 0
-        var parsed: Int64 = 0
-        while i < text.count, text[i] >= UInt8(ascii: "0"), text[i] <= UInt8(ascii: "9"), parsed < 1 << 53 {
-            parsed = parsed * 10 + Int64(text[i] - UInt8(ascii: "0"))
-            i += 1
-        }
-        let fraction = UnsafeBufferPointer(rebasing: text[i...])
-        guard parsed == whole, (2...16).contains(fraction.count), fraction.first == UInt8(ascii: "."),
-            fraction.dropFirst().allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else { return }
+    /// Puts `fraction`, a point and the digits after it (at most 16 bytes), at `entry` (the set's
+    /// first), moving the set's first entry to second.
+    private mutating func remember(_ fraction: UnsafeBufferPointer<UInt8>, key: UInt64, at entry: Int) {
         var words: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(fraction)) }
         for k in 0..<3 { table[entry + 3 + k] = table[entry + k] }

@@ -87,6 +87,39 @@ public struct RowBytes: TextOutputStream {
         written += count
     }
 
+    /// `f` as exactly `count` digits (1 to 24; `f` < 10^count), zeros first: what follows a
+    /// decimal point. Eight digits at a time in a word, stored as words (see `write(words:count:)`).
+    package mutating func write(fraction f: UInt64, digits count: Int) {
+        precondition(count >= 1 && count <= 24)
+        let (rest, last) = f.quotientAndRemainder(dividingBy: 100_000_000)
+        let w2 = Self.eightDigits(last)
+        guard count > 8 else { return write(words: (w2 >> (64 - 8 * count), 0), count: count) }
+        let (first, middle) = rest.quotientAndRemainder(dividingBy: 100_000_000)
+        let w1 = Self.eightDigits(middle)
+        // The digits lie in w0 w1 w2 in memory order; the first 24 - count are leading zeros.
+        let drop = 8 * (24 - count)
+        guard count > 16 else {
+            let shift = drop - 64
+            return write(words: (w1 >> shift | w2 << (64 - shift), w2 >> shift), count: count)
+        }
+        let w0 = Self.eightDigits(first)
+        let words = (w0 >> drop | w1 << (64 - drop), w1 >> drop | w2 << (64 - drop), w2 >> drop, UInt64(0))
+        write(words: words, count: count)
+    }
+
+    /// The eight decimal digits of `x` < 10^8 (zeros first) as ASCII in one word, first digit in
+    /// its lowest byte: the halves, quarters and digits found in all lanes at once by multiplying
+    /// with a reciprocal (x/100 = x·10486 >> 20 below 10^4, x/10 = x·103 >> 10 below 100).
+    @inline(__always)
+    static func eightDigits(_ x: UInt64) -> UInt64 {
+        let halves = x / 10_000 | (x % 10_000) << 32
+        let hundreds = (halves &* 10486) >> 20 & 0x0000_007F_0000_007F
+        let quarters = hundreds | (halves &- hundreds &* 100) << 16
+        let tens = (quarters &* 103) >> 10 & 0x000F_000F_000F_000F
+        let digits = tens | (quarters &- tens &* 10) << 8
+        return digits | 0x3030_3030_3030_3030
+    }
+
     /// An exact decimal as ``ExactDecimal/description`` writes it: the mantissa's digits with a
     /// point before the last `scale` of them (and zeros before, when it has no more).
     package mutating func write(mantissa: Int64, scale: UInt8) {
