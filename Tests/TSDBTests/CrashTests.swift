@@ -81,6 +81,23 @@ struct CrashFixture {
         #expect(try StoreVerifier(layout: f.layout).verify(deep: true).findings.isEmpty)
     }
 
+    /// The manifest is renamed into place only after every new segment, their folder and the
+    /// manifest's own bytes are synced: a failed sync of any of them publishes nothing.
+    @Test(arguments: ["segments/", "MANIFEST.tmp"])
+    func aFailedSyncBeforePublicationLeavesTheOldGeneration(failing: String) throws {
+        let f = try CrashFixture()
+        defer { f.folder.cleanup() }
+        let folder = f.dir + "/tsdb/" + failing
+        FaultInjection.install(.init(folder: folder, operation: .fsync, failFrom: 0, errno: EIO))
+        let e = caught { _ = try Compactor(layout: f.layout).run() }
+        FaultInjection.remove(folder: folder)
+        #expect(e?.kind == .io && e?.errno == EIO, "\(String(describing: e))")
+        #expect(try f.expectConsistent("sync of \(failing) failed") == f.oldSamples)
+        #expect(!FileManager.default.fileExists(atPath: f.layout.manifestPath + ".tmp"))
+        _ = try Compactor(layout: f.layout).run()
+        #expect(Set(try storedSamples(Store(at: f.dir))) == f.newSamples)
+    }
+
     @Test func killedCompactionsLeaveAConsistentStore() throws {
         let f = try CrashFixture(days: 40)
         defer { f.folder.cleanup() }

@@ -130,16 +130,7 @@ package enum FileSystem {
             throw MappedFile.ioError("cannot close", temporary)
         }
         ok = true
-        do throws(TSDBError) { try FaultInjection.fail(.rename, path) } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let e = MappedFile.ioError("cannot rename into place", path)
-            unlink(temporary)
-            throw e
-        }
-        try syncDirectory(parentDirectory(path))
+        try publish(temporary, as: path)
     }
 
     /// Writes `bytes` to a new file at `path` that nothing references yet, neither fsynced nor
@@ -161,6 +152,22 @@ package enum FileSystem {
             unlink(path)
             throw e
         }
+    }
+
+    /// Renames `temporary`, written and synced by the caller, over `path` and syncs the folder:
+    /// the second half of ``writeAtomically(_:to:)``, for a caller that syncs the file alongside
+    /// others.
+    package static func publish(_ temporary: String, as path: String) throws(TSDBError) {
+        do throws(TSDBError) { try FaultInjection.fail(.rename, path) } catch {
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let e = MappedFile.ioError("cannot rename into place", path)
+            unlink(temporary)
+            throw e
+        }
+        try syncDirectory(parentDirectory(path))
     }
 
     /// A whole file's bytes, or nil when it cannot be read.
