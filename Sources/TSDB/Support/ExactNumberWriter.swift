@@ -77,8 +77,7 @@ public struct ExactNumberWriter: Sendable {
         if misses >= (sets == 0 ? Self.numbersBeforeTable : 2 * sets) && sets < Self.mostSets { grow() }
         guard sets > 0 else {
             misses += 1
-            if Self.writeShortest(v, to: &out) == nil { v.write(to: &out) }
-            return
+            return Self.write(v, to: &out)
         }
         var entry = set(of: key) * 6
         if table[entry] & Self.keyBits != key {

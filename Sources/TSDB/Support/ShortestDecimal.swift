@@ -1,12 +1,12 @@
 /// The shortest decimal that reads back as a given double, closest to it among the shortest and
 /// the even one of two equally close (what `Double.description` writes), by Giulietti's Schubfach
-/// method ("The Schubfach way to render doubles", 2020), for magnitudes in `range`.
+/// method ("The Schubfach way to render doubles", 2020), for magnitudes from 2^-10 to 2^53.
 ///
 /// Schubfach scales the double's rounding interval by a power of ten to integers a few units
 /// apart and picks from the one or two decimals of the right length that the interval holds; it
 /// needs `10^e × 2^r` for one `e`, which for the magnitudes here (`e` ≤ 19) is a `UInt64` power of
 /// ten shifted to the top of 128 bits: exact, so no table of rounded powers. The stdlib's own
-/// search cost ~600 instructions a number; this ~100.
+/// search cost ~600 instructions a number; this ~100-140 (callgrind).
 package enum ShortestDecimal {
     /// `(digits, exponent)` with `|v| = digits × 10^exponent`, `digits` without trailing zeros,
     /// for 2^-10 ≤ |v| < 2^53 (the stdlib writes all of them without an exponent); nil for any
