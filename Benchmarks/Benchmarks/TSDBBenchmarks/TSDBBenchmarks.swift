@@ -81,6 +81,29 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations { try BenchmarkHooks.decodeColumn(column, count: starts.count, into: &out) }
         blackHole(out[0])
     }
+    // Means of whole numbers as an hourly heart-rate aggregate writes them (a sum of ~20-200
+    // readings over their count; whole means left out, which tsdb writes without ".0"), by our
+    // shortest-digit search and by the standard library's: the same text, checked first.
+    let means = (0..<100_000).map { _ -> Double in
+        let count = Int.random(in: 20...200, using: &rng)
+        return Double(Int.random(in: (40 * count)...(180 * count), using: &rng)) / Double(count)
+    }.filter { $0 != $0.rounded() }
+    var ours: [UInt8] = []
+    var theirs: [UInt8] = []
+    _ = BenchmarkHooks.writeNumbers(means, into: &ours)
+    _ = BenchmarkHooks.writeNumbersByTheStandardLibrary(means, into: &theirs)
+    precondition(ours == theirs, "the shortest digits differ from the standard library's")
+    Benchmark("Output.Means.ShortestDecimal", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+        var out: [UInt8] = []
+        for _ in benchmark.scaledIterations { blackHole(BenchmarkHooks.writeNumbers(means, into: &out)) }
+    }
+    Benchmark("Output.Means.StandardLibrary", configuration: .init(metrics: [.wallClock, .throughput])) { benchmark in
+        var out: [UInt8] = []
+        for _ in benchmark.scaledIterations {
+            blackHole(BenchmarkHooks.writeNumbersByTheStandardLibrary(means, into: &out))
+        }
+    }
+
     // Codecs on compressible real input (a day file's bytes); bit-packed columns barely
     // compress, and a benchmark must never time a failure.
     for codec in [BlockCodec.lz4, .zstd] {

@@ -25,6 +25,31 @@ public enum BenchmarkHooks {
 
     public static func compress(_ codec: BlockCodec, _ bytes: [UInt8]) -> [UInt8]? { codec.compress(bytes) }
 
+    /// Writes `values` as aggregates write a single number (shortest digits by `ShortestDecimal`
+    /// where it answers), a newline after each, over `out`'s bytes; returns how many it wrote.
+    public static func writeNumbers(_ values: [Double], into out: inout [UInt8]) -> Int {
+        out.removeAll(keepingCapacity: true)
+        RowBytes.append(to: &out, capacity: values.count * 32) { row in
+            for v in values {
+                ExactNumberWriter.write(v, to: &row)
+                row.byte(UInt8(ascii: "\n"))
+            }
+        }
+        return out.count
+    }
+
+    /// ``writeNumbers(_:into:)`` by the standard library's `Double.write(to:)`, for comparison.
+    public static func writeNumbersByTheStandardLibrary(_ values: [Double], into out: inout [UInt8]) -> Int {
+        out.removeAll(keepingCapacity: true)
+        RowBytes.append(to: &out, capacity: values.count * 32) { row in
+            for v in values {
+                v.write(to: &row)
+                row.byte(UInt8(ascii: "\n"))
+            }
+        }
+        return out.count
+    }
+
     public static func decompress(_ codec: BlockCodec, _ stored: [UInt8], into out: inout [UInt8]) throws {
         try stored.withUnsafeBytes { s in try out.withUnsafeMutableBytes { try codec.decompress(s, into: $0) } }
     }
