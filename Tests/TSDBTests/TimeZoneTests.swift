@@ -53,4 +53,32 @@ import Testing
         #expect(PosixRule("<+0545>-5:45")?.standard == 20_700)
         #expect(PosixRule("AEST-10AEDT,M10.1.0,M4.1.0/3")?.offset(atUTC: july2050) == 36_000)
     }
+
+    /// Footers of the system's zones, each field read: quoted and lettered names, offsets with
+    /// minutes and seconds, an explicit daylight offset, negative and past-midnight change times, a
+    /// rule with no daylight time; and what is not a rule.
+    @Test func posixRuleFieldsAndMalformedRules() {
+        typealias Change = (Int, Int, Int, Int32)
+        let cases: [(String, Int32, Int32?, Change, Change)] = [
+            ("CET-1CEST,M3.5.0,M10.5.0/3", 3600, 7200, (3, 5, 0, 7200), (10, 5, 0, 10_800)),
+            ("IST-1GMT0,M10.5.0,M3.5.0/1", 3600, 0, (10, 5, 0, 7200), (3, 5, 0, 3600)),
+            ("<-02>2<-01>,M3.5.0/-1,M10.5.0/0", -7200, -3600, (3, 5, 0, -3600), (10, 5, 0, 0)),
+            ("<+1030>-10:30<+11>-11,M10.1.0,M4.1.0", 37_800, 39_600, (10, 1, 0, 7200), (4, 1, 0, 7200)),
+            ("<-04>4<-03>,M9.1.6/24,M4.1.6/24", -14_400, -10_800, (9, 1, 6, 86_400), (4, 1, 6, 86_400)),
+            ("<+1245>-12:45<+1345>,M9.5.0/2:45,M4.1.0/3:45", 45_900, 49_500, (9, 5, 0, 9900), (4, 1, 0, 13_500)),
+            ("EST5EDT,M3.2.0/2:00:30,M11.1.0", -18_000, -14_400, (3, 2, 0, 7230), (11, 1, 0, 7200)),
+            ("<+0545>-5:45", 20_700, nil, (0, 0, 0, 0), (0, 0, 0, 0)),
+            ("<+01>-1", 3600, nil, (0, 0, 0, 0), (0, 0, 0, 0)),
+        ]
+        for (text, standard, daylight, start, end) in cases {
+            let rule = PosixRule(text)
+            #expect(rule == PosixRule(standard: standard, daylight: daylight, start: start, end: end), "\(text)")
+        }
+        for bad in [
+            "", "AB-1", "CET", "CET-1CEST", "CET-1CEST,M3.5", "CET-1CEST,M3.5.0", "CET-1CEST,J60,J300",
+            "CET-1CEST,M3.5.0.1,M10.5.0", "CET-9999999", "CET-1CEST,M3.5.0/,M10.5.0", "<+01-1",
+        ] {
+            #expect(PosixRule(bad) == nil, "\(bad)")
+        }
+    }
 }
