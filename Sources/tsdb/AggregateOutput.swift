@@ -122,7 +122,12 @@ struct AggregatePrinter {
 
     /// `asleepCore (min)` → `asleepCore_min`, `value 3 (min)` → `value_3_min`.
     func machineName(_ column: String) -> String {
-        String(column.map { $0 == " " ? "_" : $0 }.filter { $0 != "(" && $0 != ")" })
+        // By UTF-8 bytes: none of the three is ever part of another character's bytes.
+        var bytes: [UInt8] = []
+        for b in column.utf8 where b != UInt8(ascii: "(") && b != UInt8(ascii: ")") {
+            bytes.append(b == UInt8(ascii: " ") ? UInt8(ascii: "_") : b)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Writes rows made by ``lines``, in order.

@@ -67,6 +67,10 @@ import Testing
         // Each type once, though every type has a segment in each of two months.
         #expect(store.typeNames.sorted() == Set(raw.map(\.type)).sorted())
         #expect(store.typeNames.sorted() == types.sorted())
+        // In the order the manifest first names them.
+        var firstNamed: [String] = []
+        for type in store.segmentEntries.map(\.type) where !firstNamed.contains(type) { firstNamed.append(type) }
+        #expect(store.typeNames == firstNamed)
         for round in 0..<60 {
             let type = types[round % types.count]
             var a = Int64.random(in: (lo - 86_400_000_000)...(hi + 1), using: &rng)
