@@ -262,7 +262,7 @@ struct PosixRule: Sendable, Equatable {
     }
 
     /// Parses the rule a TZif footer holds (RFC 8536 §3.3: ASCII), byte by byte: as `Character`s
-    /// the Paris rule took 58K instructions, a fifth of reading the zone.
+    /// the Paris rule took 58K instructions of the 130K that reading Europe/Paris took.
     init?(_ text: String) {
         var parser = PosixRuleParser(Array(text.utf8))
         guard let rule = parser.rule() else { return nil }
@@ -357,6 +357,7 @@ private struct PosixRuleParser {
     }
 
     private var next: UInt8? { i < bytes.count ? bytes[i] : nil }
+    private var nextIsDigit: Bool { next.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false }
 
     private mutating func take(_ b: UInt8) -> Bool {
         guard next == b else { return false }
@@ -379,14 +380,11 @@ private struct PosixRuleParser {
     private mutating func number() -> Int? {
         let first = i
         var v = 0
-        while let b = next, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9"), i - first < 6 {
-            v = v * 10 + Int(b - UInt8(ascii: "0"))
+        while nextIsDigit && i - first < 6 {
+            v = v * 10 + Int(bytes[i] - UInt8(ascii: "0"))
             i += 1
         }
-        guard i > first, !(next.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ?? false) else {
-            return nil
-        }
-        return v
+        return i > first && !nextIsDigit ? v : nil
     }
 
     /// `[+-]hh[:mm[:ss]]` in seconds.

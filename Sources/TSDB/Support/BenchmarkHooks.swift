@@ -28,22 +28,22 @@ public enum BenchmarkHooks {
     /// Writes `values` as aggregates write a single number (shortest digits by `ShortestDecimal`
     /// where it answers), a newline after each, over `out`'s bytes; returns how many it wrote.
     public static func writeNumbers(_ values: [Double], into out: inout [UInt8]) -> Int {
-        out.removeAll(keepingCapacity: true)
-        RowBytes.append(to: &out, capacity: values.count * 32) { row in
-            for v in values {
-                ExactNumberWriter.write(v, to: &row)
-                row.byte(UInt8(ascii: "\n"))
-            }
-        }
-        return out.count
+        write(values, into: &out) { ExactNumberWriter.write($0, to: &$1) }
     }
 
     /// ``writeNumbers(_:into:)`` by the standard library's `Double.write(to:)`, for comparison.
     public static func writeNumbersByTheStandardLibrary(_ values: [Double], into out: inout [UInt8]) -> Int {
+        write(values, into: &out) { $0.write(to: &$1) }
+    }
+
+    @inline(__always)
+    private static func write(
+        _ values: [Double], into out: inout [UInt8], _ number: (Double, inout RowBytes) -> Void
+    ) -> Int {
         out.removeAll(keepingCapacity: true)
         RowBytes.append(to: &out, capacity: values.count * 32) { row in
             for v in values {
-                v.write(to: &row)
+                number(v, &row)
                 row.byte(UInt8(ascii: "\n"))
             }
         }
