@@ -77,20 +77,28 @@ def string(b, i):
 
 
 def live_segments(store, type_name):
-    """The segment files of `type_name` that the store's MANIFEST names (manifest-v3.md)."""
+    """The segments of `type_name` that the store's MANIFEST names (manifest-v4.md §1), as
+    (file path, offset, size)."""
     m = open(os.path.join(store, "tsdb", "MANIFEST"), "rb").read()
-    if m[:8] != b"TSDBMAN\0":
-        raise ValueError("not a tsdb MANIFEST")
-    count, i = varint(m, 20)
-    paths = []
+    if m[:8] != b"TSDBMAN\0" or struct.unpack_from("<H", m, 8)[0] != 4:
+        raise ValueError("not a tsdb MANIFEST of version 4")
+    file_count, i = varint(m, 20)
+    files = []
+    for _ in range(file_count):
+        path, i = string(m, i)
+        files.append(os.path.join(store, "tsdb", path))
+        i += 8  # file size
+    count, i = varint(m, i)
+    segments = []
     for _ in range(count):
         name, i = string(m, i)
         i += 3  # year, month
-        path, i = string(m, i)
-        i += 8 + 4 + 8 + 8 + 8 + 8  # size, CRC, sample count, first start, last start, max end
+        file, i = varint(m, i)
+        offset, size = struct.unpack_from("<QQ", m, i)
+        i += 16 + 4 + 8 + 8 + 8 + 8  # offset, size, CRC, sample count, first start, last start, max end
         if name == type_name:
-            paths.append(os.path.join(store, "tsdb", path))
-    return paths
+            segments.append((files[file], offset, size))
+    return segments
 
 
 def main():
@@ -102,8 +110,10 @@ def main():
     raw_blocks = []
     samples = 0
     paths = live_segments(store, type_name)
-    for path in paths:
-        f = open(path, "rb").read()
+    for path, offset, size in paths:
+        with open(path, "rb") as whole:
+            whole.seek(offset)
+            f = whole.read(size)
         footer = f[-80:]
         _, dictionary_length = struct.unpack_from("<QI", footer, 0)
         index_offset, block_count = struct.unpack_from("<QI", footer, 24)

@@ -78,7 +78,7 @@ public enum ParquetExport {
             let from = max(options.from, month.start)
             let to = min(options.to, month.next.start)
             let fingerprint = [
-                String(writerVersion), String(entry.fileCRC, radix: 16), String(entry.fileSize), String(from),
+                String(writerVersion), String(entry.crc, radix: 16), String(entry.size), String(from),
                 String(to),
             ].joined(separator: ":")
             var tables = [("type=" + partitionNames[entry.type, default: entry.type], Table.samples)]

@@ -3,11 +3,11 @@ import Testing
 
 @testable import TSDB
 
-/// The test vectors under Formats/vectors/manifest-v3 (Formats/manifest-v3.md §5), written by
+/// The test vectors under Formats/vectors/manifest-v4 (Formats/manifest-v4.md §5), written by
 /// `make-vectors.py` there, a second implementation of the layout, CRC-32C and the content hash.
 @Suite struct ManifestVectorTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Formats/vectors/manifest-v3").standardized.path
+        .appendingPathComponent("../../Formats/vectors/manifest-v4").standardized.path
 
     func json(_ name: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
@@ -41,8 +41,8 @@ import Testing
             m.segments.append(
                 Manifest.SegmentEntry(
                     type: try field(s, "type"), year: try int(s, "year"), month: try int(s, "month"),
-                    path: try field(s, "path"), fileSize: try int(s, "fileSize"),
-                    fileCRC: UInt32(try int(s, "fileCRC")),
+                    path: try field(s, "path"), fileSize: try int(s, "fileSize"), offset: try int(s, "offset"),
+                    size: try int(s, "size"), crc: UInt32(try int(s, "crc")),
                     sampleCount: try int(s, "sampleCount"), firstStart: Int64(try int(s, "firstStart")),
                     lastStart: Int64(try int(s, "lastStart")), maxEnd: Int64(try int(s, "maxEnd"))))
         }
@@ -71,6 +71,49 @@ import Testing
         // Queries skip the raw-file entries.
         let forQueries = try stored.withUnsafeBytes { try Manifest.decode($0, path: "MANIFEST", rawFiles: false) }
         #expect(forQueries.segments == expected.segments && forQueries.rawFiles.isEmpty)
+    }
+
+    /// The vector's manifest with one segment changed, encoded (a valid CRC), then decoded.
+    func decodeChanged(_ change: (inout Manifest.SegmentEntry) -> Void) throws -> Manifest {
+        var m = try expectedManifest()
+        change(&m.segments[1])
+        let bytes = m.encode()
+        return try bytes.withUnsafeBytes { try Manifest.decode($0, path: "MANIFEST") }
+    }
+
+    @Test func segmentsShareTheirFilesTableEntry() throws {
+        let m = try expectedManifest()
+        #expect(m.files.map(\.path) == ["segments/pack.g5.seg", "segments/pack.g7.seg"])
+        #expect(m.files.map(\.size) == [90112, 60328])
+    }
+
+    /// A segment reaching past its file's recorded end is refused with the place of its entry.
+    @Test func aSegmentOutsideItsFileIsCorrupt() throws {
+        for change: (inout Manifest.SegmentEntry) -> Void in [
+            { $0.offset = 60000 }, { $0.size = 60329 }, { $0.offset = Int(Int64.max) },
+        ] {
+            let e = #expect(throws: TSDBError.self) { try decodeChanged(change) }
+            #expect(e?.kind == .corruption && e?.message.contains("outside its 60328-byte file") == true)
+            #expect(e?.path == "MANIFEST" && e?.offset != nil)
+        }
+    }
+
+    /// A file index past the table is refused, not read out of bounds.
+    @Test func aFileIndexPastTheTableIsCorrupt() throws {
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/MANIFEST")))
+        // The first segment's file index follows its type (1 + 33 bytes), year and month.
+        let type = Array("HKQuantityTypeIdentifierStepCount".utf8)
+        let at = try #require(
+            (0..<bytes.count - type.count).first { bytes[$0..<$0 + type.count].elementsEqual(type) })
+        #expect(bytes[at + type.count + 3] == 0)
+        bytes[at + type.count + 3] = 2
+        let crc = CRC32C.checksum(Array(bytes[0..<bytes.count - 4]))
+        for k in 0..<4 { bytes[bytes.count - 4 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+        let e = #expect(throws: TSDBError.self) {
+            try bytes.withUnsafeBytes { try Manifest.decode($0, path: "MANIFEST") }
+        }
+        #expect(e?.message.contains("file index 2 but the table has 2 files") == true)
+        #expect(e?.offset == at + type.count + 3)
     }
 
     @Test func contentHashesOfTheVectorsInputs() throws {

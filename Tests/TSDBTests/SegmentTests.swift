@@ -231,6 +231,62 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
         #expect(e?.kind == .corruption)
     }
 
+    /// A segment read from its place in a larger file (manifest-v4.md §1): one that starts off a
+    /// page boundary reads as the file of its bytes alone, and damage is reported at its offset
+    /// in the file, not in the segment.
+    @Test(arguments: [0, 8, 4096, 4101 * 8])
+    func aSegmentInsideAFile(at offset: Int) throws {
+        let samples = randomSamples(300, seed: 11)
+        let segment = encodeSegment(samples, blockSamples: 64, codec: .lz4)
+        let folder = TemporaryFolder("segment-in-file")
+        defer { folder.cleanup() }
+        let before = [UInt8](repeating: 0xA5, count: offset)
+        folder.write(bytes: before + segment + [1, 2, 3], to: "pack.seg")
+        folder.write(bytes: segment, to: "alone.seg")
+        let path = folder.path + "/pack.seg"
+        let reader = try SegmentReader(path: path, offset: offset, count: segment.count)
+        #expect(reader.offset == offset && reader.size == segment.count)
+        #expect(try readWhole(reader) == (try readSegment(folder.path + "/alone.seg")))
+
+        var damaged = before + segment
+        damaged[offset + SegmentFormat.headerSize + 5] ^= 0x01
+        folder.write(bytes: damaged, to: "damaged.seg")
+        let opened = try SegmentReader(path: folder.path + "/damaged.seg", offset: offset, count: segment.count)
+        let e = #expect(throws: TSDBError.self) { try opened.decode(block: 0, into: DecodedBlock()) }
+        #expect(e?.message.contains("block 0 CRC mismatch") == true)
+        #expect(e?.offset == offset + SegmentFormat.headerSize && e?.path == folder.path + "/damaged.seg")
+
+        var header = before + segment
+        header[offset + 3] ^= 1
+        folder.write(bytes: header, to: "header.seg")
+        let bad = #expect(throws: TSDBError.self) {
+            try SegmentReader(path: folder.path + "/header.seg", offset: offset, count: segment.count)
+        }
+        #expect(bad?.message.contains("bad magic") == true && bad?.offset == offset)
+    }
+
+    /// A place past the end of its file is damage, named with the file's size.
+    @Test func aSegmentPastItsFilesEnd() {
+        let folder = TemporaryFolder("segment-past-end")
+        defer { folder.cleanup() }
+        folder.write(bytes: [UInt8](repeating: 0, count: 100), to: "short.seg")
+        let e = #expect(throws: TSDBError.self) {
+            try SegmentReader(path: folder.path + "/short.seg", offset: 60, count: 41)
+        }
+        #expect(e?.kind == .corruption && e?.message.contains("file is 100 bytes") == true)
+    }
+
+    func readWhole(_ reader: SegmentReader) throws -> [Sample] {
+        _ = try reader.slotTable()
+        let block = DecodedBlock()
+        var out: [Sample] = []
+        for b in 0..<reader.blockCount {
+            try reader.decode(block: b, into: block)
+            for i in 0..<block.count { out.append(reader.sample(i, of: block)) }
+        }
+        return out
+    }
+
     @Test func emptyFile() {
         #expect(error([])?.message.contains("truncated") == true)
     }

@@ -176,7 +176,8 @@ import Testing
         defer { folder.cleanup() }
         folder.write(bytes: bytes, to: "x.seg")
         let damaged = Locked(0)
-        let reader = try SegmentReader(path: folder.path + "/x.seg", onDamage: { damaged.withLock { $0 += 1 } })
+        let reader = try SegmentReader(
+            path: folder.path + "/x.seg", offset: 0, count: bytes.count, onDamage: { damaged.withLock { $0 += 1 } })
         func isCRCMismatch(_ e: any Error) -> Bool {
             let e = e as? TSDBError
             return e?.kind == .corruption && e?.path?.hasSuffix("x.seg") == true

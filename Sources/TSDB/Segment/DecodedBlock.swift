@@ -139,7 +139,7 @@ extension SegmentReader {
             try validate(block, index: index, location: location, summary: summary)
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
     }
 

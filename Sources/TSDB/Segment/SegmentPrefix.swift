@@ -63,14 +63,14 @@ extension SegmentReader {
             }
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
         let slotBytes: [UInt8]
         do throws(TSDBError) {
             slotBytes = try slotStream().bytes(ofBlocks: count)
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
         let entries = (0..<count).map { IndexEntry(location: locations[$0], summary: summaries[$0]) }
         return SegmentPrefix(bytes: bytes, entries: entries, slotBytes: slotBytes, dictionary: dictionary)

@@ -22,7 +22,10 @@ public final class SegmentReader: @unchecked Sendable {
     public var type: String { dictionary.type }
     public var year: Int { dictionary.year }
     public var month: Int { dictionary.month }
-    public var fileSize: Int { file.count }
+    /// The segment's size in bytes (its part of the file).
+    public var size: Int { file.count }
+    /// Where the segment starts in its file.
+    public var offset: Int { file.offset }
     /// Called when a block fails its checks (the store remembers the segment for repair).
     let onDamage: (@Sendable () -> Void)?
 
@@ -30,8 +33,11 @@ public final class SegmentReader: @unchecked Sendable {
         try self.init(file: MappedFile(path: path))
     }
 
-    convenience init(path: String, onDamage: @escaping @Sendable () -> Void) throws(TSDBError) {
-        try self.init(file: MappedFile(path: path), onDamage: onDamage)
+    /// The segment of `count` bytes at `offset` in the file at `path` (a manifest entry's place).
+    convenience init(
+        path: String, offset: Int, count: Int, onDamage: (@Sendable () -> Void)? = nil
+    ) throws(TSDBError) {
+        try self.init(file: MappedFile(path: path, offset: offset, count: count), onDamage: onDamage)
     }
 
     init(file: MappedFile, onDamage: (@Sendable () -> Void)? = nil) throws(TSDBError) {
@@ -42,7 +48,7 @@ public final class SegmentReader: @unchecked Sendable {
             let parsed = try file.withBytes { (bytes) throws(TSDBError) in try Self.parse(bytes) }
             (dictionary, locations, summaries, sampleCount, slotRegion) = parsed
         } catch {
-            throw error.at(path: file.path)
+            throw error.at(path: file.path, offsetBy: file.offset)
         }
         func table(_ list: [String]) -> [OptionalText] { [.absent, .null] + list.map { .text($0) } }
         units = table(dictionary.units)
@@ -51,6 +57,9 @@ public final class SegmentReader: @unchecked Sendable {
         metadata = table(dictionary.metadata)
         forms = dictionary.forms.map { TimeForm.unpair($0) }
     }
+
+    /// `error` placed in the file: offsets within the segment become offsets within the file.
+    func located(_ error: TSDBError) -> TSDBError { error.at(path: path, offsetBy: file.offset) }
 
     typealias Parsed = (SegmentDictionary, [BlockLocation], [BlockSummary], Int, SlotRegionHandle)
 
@@ -97,7 +106,7 @@ public final class SegmentReader: @unchecked Sendable {
             return try stream.slots(ofBlock: b, summary: summaries[b], into: &slots)
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
     }
 
@@ -111,7 +120,7 @@ public final class SegmentReader: @unchecked Sendable {
                 ofBlock: b, summary: summaries[b], lo: lo, hi: hi, bucketEnd: bucketEnd, into: &runs)
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
     }
 
@@ -144,7 +153,7 @@ public final class SegmentReader: @unchecked Sendable {
             }
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
     }
 

@@ -47,7 +47,7 @@ extension SegmentReader {
             return block.packedMantissas.totals(split: split, whole: Self.wholeNumbers(summary))
         } catch {
             onDamage?()
-            throw error.at(path: path)
+            throw located(error)
         }
     }
 }

@@ -1,4 +1,4 @@
-/// Incremental compaction (Formats/manifest-v3.md §3): what changed since the published
+/// Incremental compaction (Formats/manifest-v4.md §3): what changed since the published
 /// generation, and how little needs rewriting.
 extension Compactor {
     // MARK: Incremental
@@ -210,7 +210,7 @@ extension Compactor {
     /// the blocks before the new samples stay as stored (``SegmentPrefix``), the rest join the
     /// pending samples to be written again.
     func extendStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
-        let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
+        let reader = try entry.reader(in: layout.storeDirectory)
         let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
         let newStart = pending[key]?.lazy.map(\.start).min() ?? .max
         let kept = reader.blocksKept(whenAddingFrom: newStart)
@@ -224,7 +224,7 @@ extension Compactor {
 
     /// Adds a stored segment's samples to the pending buffers.
     func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
-        let reader = try SegmentReader(path: layout.storeDirectory + "/" + entry.path)
+        let reader = try entry.reader(in: layout.storeDirectory)
         try loadStored(reader, MonthKey(type: strings.intern(entry.type), month: entry.monthIndex))
     }
 

@@ -1,20 +1,27 @@
-/// The store's current state: which segment files make it up and which raw files they came from.
+/// The store's current state: which segments make it up, in which files, and which raw files they
+/// came from.
 ///
-/// Binary, little-endian, CRC-32C protected (Formats/manifest-v3.md). It is replaced atomically
+/// Binary, little-endian, CRC-32C protected (Formats/manifest-v4.md). It is replaced atomically
 /// (temporary file, fsync, rename, directory fsync), so a reader sees one whole generation.
 public struct Manifest: Sendable, Equatable {
     static let magic: [UInt8] = Array("TSDBMAN".utf8) + [0]
-    static let version: UInt16 = 3
+    /// manifest-v4.md §1.
+    static let version: UInt16 = 4
 
     public struct SegmentEntry: Sendable, Equatable {
         public var type: String
         public var year: Int
         public var month: Int
-        /// Relative to the store directory.
+        /// The file holding the segment, relative to the store directory (a file may hold several
+        /// segments: manifest-v4.md §1).
         public var path: String
+        /// The size of that whole file (the manifest's file table).
         public var fileSize: Int
-        /// CRC-32C of the whole segment file.
-        public var fileCRC: UInt32
+        /// Where the segment's bytes start in the file, and how many there are.
+        public var offset: Int
+        public var size: Int
+        /// CRC-32C of the segment's bytes.
+        public var crc: UInt32
         public var sampleCount: Int
         public var firstStart: Int64
         public var lastStart: Int64
@@ -47,20 +54,42 @@ public struct Manifest: Sendable, Equatable {
 
     public init() {}
 
+    /// The files the segments are in, each once, in the order the segments first name them
+    /// (manifest-v4.md §1: the file table).
+    var files: [(path: String, size: Int)] {
+        var index: [String: Int] = [:]
+        var files: [(path: String, size: Int)] = []
+        for s in segments where index[s.path] == nil {
+            index[s.path] = files.count
+            files.append((s.path, s.fileSize))
+        }
+        return files
+    }
+
     func encode() -> [UInt8] {
         var w = ByteWriter()
         w.append(Self.magic)
         w.u16(Self.version)
         w.u16(0)
         w.u64(generation)
+        let files = self.files
+        var index: [String: Int] = [:]
+        w.uvarint(UInt64(files.count))
+        for (i, f) in files.enumerated() {
+            index[f.path] = i
+            w.string(f.path)
+            w.u64(UInt64(f.size))
+        }
         w.uvarint(UInt64(segments.count))
         for s in segments {
+            precondition(s.fileSize == files[index[s.path]!].size, "segments of one file agree on its size")
             w.string(s.type)
             w.u16(UInt16(s.year))
             w.u8(UInt8(s.month))
-            w.string(s.path)
-            w.u64(UInt64(s.fileSize))
-            w.u32(s.fileCRC)
+            w.uvarint(UInt64(index[s.path]!))
+            w.u64(UInt64(s.offset))
+            w.u64(UInt64(s.size))
+            w.u32(s.crc)
             w.u64(UInt64(s.sampleCount))
             w.i64(s.firstStart)
             w.i64(s.lastStart)
@@ -108,20 +137,34 @@ public struct Manifest: Sendable, Equatable {
             _ = try r.u16("flags")
             var m = Manifest()
             m.generation = try r.u64("generation")
-            let ns = try r.count("segment count", limit: r.remaining / 40)
+            let nf = try r.count("file count", limit: r.remaining / 9)
+            var files: [(path: String, size: Int)] = []
+            files.reserveCapacity(nf)
+            for _ in 0..<nf { files.append((try r.string("file path"), try r.int("file size"))) }
+            let ns = try r.count("segment count", limit: r.remaining / 47)
             m.segments.reserveCapacity(ns)
             // Segments come month by month, a type in each: every entry's type is one of the types
             // read before it when it can be (one string per type, not one per segment).
             var types = KnownStrings()
             for _ in 0..<ns {
                 let type = try r.string("type", among: &types)
+                let (year, month) = (Int(try r.u16("year")), Int(try r.u8("month")))
+                let fileAt = r.fileOffset
+                let file = try r.uvarint("file index")
+                guard file < UInt64(files.count) else {
+                    throw TSDBError.corrupt("file index \(file) but the table has \(files.count) files", offset: fileAt)
+                }
+                let (path, fileSize) = files[Int(file)]
+                let offset = try r.int("segment offset")
+                let size = try r.int("segment size")
+                guard offset <= fileSize && size <= fileSize - offset else {
+                    throw r.fail("segment of \(size) bytes at \(offset) lies outside its \(fileSize)-byte file")
+                }
                 m.segments.append(
                     SegmentEntry(
-                        type: type, year: Int(try r.u16("year")),
-                        month: Int(try r.u8("month")),
-                        path: try r.string("path"), fileSize: try r.int("file size"), fileCRC: try r.u32("file CRC"),
-                        sampleCount: try r.int("sample count"), firstStart: try r.i64(), lastStart: try r.i64(),
-                        maxEnd: try r.i64()))
+                        type: type, year: year, month: month, path: path, fileSize: fileSize, offset: offset,
+                        size: size, crc: try r.u32("segment CRC"), sampleCount: try r.int("sample count"),
+                        firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
             }
             guard rawFiles else { return m }
             let nr = try r.count("raw file count", limit: r.remaining / 34)
@@ -147,5 +190,17 @@ public struct Manifest: Sendable, Equatable {
     static func read(at path: String) throws(TSDBError) -> Manifest {
         let file = try MappedFile(path: path)
         return try file.withBytes { (b) throws(TSDBError) in try decode(b, path: path) }
+    }
+}
+
+extension Manifest.SegmentEntry {
+    /// The segment's file and offset, one text (segments share files).
+    var place: String { path + "@" + String(offset) }
+
+    /// The segment, its bytes mapped from its place in its file under `storeDirectory`.
+    func reader(in storeDirectory: String, onDamage: (@Sendable () -> Void)? = nil) throws(TSDBError)
+        -> SegmentReader
+    {
+        try SegmentReader(path: storeDirectory + "/" + path, offset: offset, count: size, onDamage: onDamage)
     }
 }

@@ -1,5 +1,5 @@
 /// A UTC calendar month as one number, `year * 12 + month - 1`: the unit segments are cut by and
-/// compaction redoes (manifest-v3.md stores it in raw-file entries).
+/// compaction redoes (manifest-v4.md stores it in raw-file entries).
 public struct MonthIndex: Hashable, Comparable, Sendable, CustomStringConvertible {
     public let rawValue: Int32
 

@@ -39,7 +39,7 @@ struct SegmentJob: Sendable {
             writer.encode(type: type, year: y, month: m, samples: $0, strings: strings, after: prefix)
         }
         let crc = CRC32C.checksum(bytes)
-        if let old = published, old.fileSize == bytes.count, old.fileCRC == crc, fileHolds(old.path, bytes) {
+        if let old = published, old.size == bytes.count, old.crc == crc, holds(old, bytes) {
             return Outcome(entry: old, kept: true)
         }
         let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
@@ -49,16 +49,19 @@ struct SegmentJob: Sendable {
         try FileSystem.writeUnpublished(bytes, to: path)
         syncer.sync(path)
         let entry = Manifest.SegmentEntry(
-            type: type, year: y, month: m, path: relative, fileSize: bytes.count,
-            fileCRC: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
+            type: type, year: y, month: m, path: relative, fileSize: bytes.count, offset: 0, size: bytes.count,
+            crc: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
             firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
             maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
         return Outcome(entry: entry, kept: false)
     }
 
-    /// Whether the store file at `relative` holds exactly `bytes` (read back, not trusted from the manifest).
-    private func fileHolds(_ relative: String, _ bytes: [UInt8]) -> Bool {
-        guard let file = try? MappedFile(path: storeDirectory + "/" + relative), file.count == bytes.count
+    /// Whether the store holds exactly `bytes` where `entry` says (read back, not trusted from the manifest).
+    private func holds(_ entry: Manifest.SegmentEntry, _ bytes: [UInt8]) -> Bool {
+        guard
+            let file = try? MappedFile(
+                path: storeDirectory + "/" + entry.path, offset: entry.offset, count: entry.size),
+            file.count == bytes.count
         else { return false }
         return file.withBytes { mapped in bytes.withUnsafeBytes { $0.elementsEqual(mapped) } }
     }

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// What a compaction does with `segments/` before anything else, on another thread while the raw
-/// files are listed (manifest-v3 §1): one listing, in which the published generation's files are
+/// files are listed (manifest-v4 §1): one listing, in which the published generation's files are
 /// checked against the manifest, and every other file is deleted — the generation before it,
 /// temporaries and segments of crashed runs, and the per-type folders of old stores once empty.
 /// What a crashed run left (temporaries, generations after the published one) goes before the

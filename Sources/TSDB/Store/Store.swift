@@ -118,7 +118,7 @@ public final class Store: Sendable {
             t.firstStart = min(t.firstStart, s.firstStart)
             t.lastStart = max(t.lastStart, s.lastStart)
             t.segmentCount += 1
-            t.bytes += s.fileSize
+            t.bytes += s.size
             byType[s.type] = t
         }
         return byType.values.sorted { ($0.sampleCount, $1.type) > ($1.sampleCount, $0.type) }
@@ -205,21 +205,19 @@ public final class Store: Sendable {
     }
 
     private func openSegment(_ entry: Manifest.SegmentEntry) throws(TSDBError) -> SegmentReader {
-        let path = layout.storeDirectory + "/" + entry.path
         let reader: SegmentReader
+        let (layout, relative) = (self.layout, entry.path)
         do {
-            let layout = self.layout
-            let relative = entry.path
-            reader = try SegmentReader(path: path) { DamageLog.record(layout, segment: relative) }
+            reader = try entry.reader(in: layout.storeDirectory) { DamageLog.record(layout, segment: relative) }
         } catch  where error.kind == .corruption || error.kind == .unsupportedVersion {
             DamageLog.record(layout, segment: entry.path)
             throw error
         }
-        guard reader.type == entry.type, reader.sampleCount == entry.sampleCount, reader.fileSize == entry.fileSize
-        else {
+        guard reader.type == entry.type, reader.sampleCount == entry.sampleCount else {
             DamageLog.record(layout, segment: entry.path)
             throw TSDBError.corrupt(
-                "segment does not match the manifest (type, sample count or size differ)", path: path)
+                "segment does not match the manifest (type or sample count differ)", path: reader.path,
+                offset: entry.offset)
         }
         return reader
     }

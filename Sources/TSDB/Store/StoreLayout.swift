@@ -2,7 +2,7 @@
 ///
 ///     <apple-health>/raw/YYYY/MM/YYYY-MM-DD.json   the day files (source of truth, never written)
 ///     <apple-health>/exports/<date>.zip            Apple Health exports `tsdb import` kept (source of truth)
-///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v3.md)
+///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v4.md)
 ///     <apple-health>/tsdb/segments/<type>.<YYYY-MM>.g<generation>.seg
 public struct StoreLayout: Sendable, Equatable {
     /// The folder that holds `raw/`.
@@ -70,7 +70,7 @@ public struct StoreLayout: Sendable, Equatable {
         return "x-" + hex(Array(type.utf8.prefix(90))) + "-" + String(CRC32C.checksum(type), radix: 16)
     }
 
-    /// Every segment in one folder (manifest-v3.md, opening): a compaction fsyncs that folder
+    /// Every segment in one folder (manifest-v4.md, opening): a compaction fsyncs that folder
     /// rather than one per type it wrote (one new day into a year: 15.8 → 14.0 ms, alternating runs).
     static func segmentRelativePath(type: String, year: Int, month: Int, generation: UInt64) -> String {
         let file = "\(monthKey(year: year, month: month)).g\(generation).\(SegmentFormat.fileExtension)"

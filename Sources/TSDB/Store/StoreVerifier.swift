@@ -85,13 +85,17 @@ public struct StoreVerifier {
                     Finding(kind: .damagedSegment, type: entry.type, month: month, path: path, detail: detail))
             }
             do throws(TSDBError) {
-                let file = try MappedFile(path: path)
+                let file = try MappedFile(path: path, offset: entry.offset, count: entry.size)
+                let fileSize = try FileSystem.status(path).size
+                guard fileSize == entry.fileSize else {
+                    damaged("file is \(fileSize) bytes, the manifest says \(entry.fileSize)")
+                    continue
+                }
                 let crc = file.withBytes { CRC32C.checksum($0) }
-                guard file.count == entry.fileSize, crc == entry.fileCRC else {
+                guard crc == entry.crc else {
                     damaged(
-                        "size \(file.count) and CRC \(hex32(crc)) differ from the manifest's \(entry.fileSize) "
-                            + "and \(hex32(entry.fileCRC))"
-                    )
+                        "the \(entry.size) bytes at offset \(entry.offset) have CRC \(hex32(crc)), "
+                            + "the manifest says \(hex32(entry.crc))")
                     continue
                 }
                 let reader = try SegmentReader(file: file)
@@ -113,7 +117,7 @@ public struct StoreVerifier {
                     report.blocksChecked += 1
                 }
                 report.samplesChecked += reader.sampleCount
-                readable[entry.path] = reader
+                readable[entry.place] = reader
             } catch {
                 damaged(error.description)
             }
@@ -193,7 +197,7 @@ public struct StoreVerifier {
             var storedTypes = Set<String>()
             for entry in storedByMonth[month] ?? [] {
                 storedTypes.insert(entry.type)
-                guard let reader = readable[entry.path] else { continue }
+                guard let reader = readable[entry.place] else { continue }
                 var stored = Set<Sample>()
                 let block = DecodedBlock()
                 for b in 0..<reader.blockCount {

@@ -136,7 +136,7 @@ package enum FileSystem {
     /// Writes `bytes` to a new file at `path` that nothing references yet, neither fsynced nor
     /// renamed into place: a store's segments, which the manifest names only after they are
     /// fsynced (``syncFile(_:)``), so a crash leaves at worst a part that no reader opens and the
-    /// next compaction deletes before writing (manifest-v3 §1). Creating a temporary and renaming
+    /// next compaction deletes before writing (manifest-v4 §1). Creating a temporary and renaming
     /// it cost a rename per segment for no safety gained. A failed write deletes the part.
     package static func writeUnpublished(_ bytes: [UInt8], to path: String) throws(TSDBError) {
         try FaultInjection.fail(.create, path)

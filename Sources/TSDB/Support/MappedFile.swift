@@ -4,19 +4,31 @@
     import Darwin
 #endif
 
-/// A read-only memory mapping of a whole file.
+/// A read-only memory mapping of a whole file, or of a range of one (a segment in the file a
+/// compaction wrote, manifest-v4.md §1).
 ///
 /// The mapping lives exactly as long as this object; ``withBytes(_:)`` is the only way to reach
 /// the bytes, so nothing can hold a pointer past `munmap`. Pages are mapped `PROT_READ`, so
 /// mapped bytes can never be written.
 package final class MappedFile: @unchecked Sendable {
     package let path: String
+    /// Where the bytes start in the file (0 for a whole file), and how many there are.
+    package let offset: Int
     package let count: Int
     private let base: UnsafeRawPointer?
-    /// True when `base` is an owned heap copy (``init(copying:path:)``) rather than a mapping.
-    private let owned: Bool
+    /// The mapping itself: from the page holding `offset`, so `base` may lie past its start.
+    private let mapping: (start: UnsafeMutableRawPointer, length: Int)?
 
-    package init(path: String) throws(TSDBError) {
+    package convenience init(path: String) throws(TSDBError) {
+        try self.init(path: path, range: nil)
+    }
+
+    /// The `count` bytes at `offset` of the file at `path`; a file too short for them is damage.
+    package convenience init(path: String, offset: Int, count: Int) throws(TSDBError) {
+        try self.init(path: path, range: (offset, count))
+    }
+
+    private init(path: String, range: (offset: Int, count: Int)?) throws(TSDBError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Self.ioError("cannot open", path) }
@@ -26,49 +38,59 @@ package final class MappedFile: @unchecked Sendable {
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             throw TSDBError.invalidInput("not a regular file", path: path)
         }
-        count = Int(st.st_size)
-        owned = false
+        let size = Int(st.st_size)
+        let (offset, count) = range ?? (0, size)
+        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
+            throw TSDBError.corrupt(
+                "file is \(size) bytes, too short for \(count) bytes at offset \(offset)", path: path)
+        }
+        (self.offset, self.count) = (offset, count)
         if count == 0 {
-            base = nil
+            (base, mapping) = (nil, nil)
             return
         }
-        let p = mmap(nil, count, PROT_READ, MAP_PRIVATE, fd, 0)
+        let pageStart = offset / Self.pageSize * Self.pageSize
+        let length = count + (offset - pageStart)
+        let p = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, off_t(pageStart))
         guard let p, p != MAP_FAILED else { throw Self.ioError("cannot mmap \(count) bytes of", path) }
-        base = UnsafeRawPointer(p)
+        mapping = (p, length)
+        base = UnsafeRawPointer(p + (offset - pageStart))
     }
 
     /// The same interface over a private copy of `bytes` (for fuzzing and tests, no file needed).
     init(copying bytes: UnsafeRawBufferPointer, path: String) {
         self.path = path
+        offset = 0
         count = bytes.count
-        owned = true
+        mapping = nil
         let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         if let source = bytes.baseAddress { copy.copyMemory(from: source, byteCount: bytes.count) }
         base = UnsafeRawPointer(copy)
     }
 
     deinit {
-        guard let base else { return }
-        if owned {
+        if let mapping {
+            munmap(mapping.start, mapping.length)
+        } else if let base {
             UnsafeMutableRawPointer(mutating: base).deallocate()
-        } else {
-            munmap(UnsafeMutableRawPointer(mutating: base), count)
         }
     }
 
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
     /// Asks the kernel to read ahead: the caller is about to scan the whole file.
     package func adviseSequential() {
-        if let base { madvise(UnsafeMutableRawPointer(mutating: base), count, Int32(MADV_SEQUENTIAL)) }
+        if let mapping { madvise(mapping.start, mapping.length, Int32(MADV_SEQUENTIAL)) }
     }
 
     /// Lets the kernel drop the mapped pages before `position` (a pointer into this file's bytes)
     /// from memory, once a scan has read them: they are read from the file again if touched. Does
     /// nothing for a file read into memory rather than mapped.
     package func releasePages(before position: UnsafeRawPointer) {
-        guard let base, !owned else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let offset = min(max(0, position - base), count) / page * page
-        if offset > 0 { madvise(UnsafeMutableRawPointer(mutating: base), offset, Int32(MADV_DONTNEED)) }
+        guard let mapping else { return }
+        let start = UnsafeRawPointer(mapping.start)
+        let done = min(max(0, position - start), mapping.length) / Self.pageSize * Self.pageSize
+        if done > 0 { madvise(mapping.start, done, Int32(MADV_DONTNEED)) }
     }
 
     package func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

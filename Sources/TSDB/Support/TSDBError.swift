@@ -50,6 +50,16 @@ public struct TSDBError: Error, CustomStringConvertible, Sendable, Equatable {
         return copy
     }
 
+    /// The same error attributed to `path`, its offset (if any) moved by `base`: a lower layer
+    /// counted from the start of a part of the file (a segment in a compaction's file).
+    func at(path: String, offsetBy base: Int) -> TSDBError {
+        guard self.path == nil else { return self }
+        var copy = self
+        copy.path = path
+        copy.offset = offset.map { $0 + base }
+        return copy
+    }
+
     // Factories, one per kind: `throw .invalidInput("…", path: p)`.
 
     static func corrupt(_ message: String, path: String? = nil, offset: Int? = nil) -> TSDBError {

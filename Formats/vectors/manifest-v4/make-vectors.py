@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the manifest-v3 test vectors (Formats/manifest-v3.md §5) from this file alone: a second
+"""Writes the manifest-v4 test vectors (Formats/manifest-v4.md §5) from this file alone: a second
 implementation of the layout, CRC-32C and the content hash, so the Swift tests check tsdb against
 something it did not write.
 
-    python3 Formats/vectors/manifest-v3/make-vectors.py
+    python3 Formats/vectors/manifest-v4/make-vectors.py
 
-- manifest.json: the fields of one manifest (two segments, three raw files, one of them the kept
-  Apple Health export); MANIFEST: its bytes. Fields that may pass 2^53 are strings (JSON readers
+- manifest.json: the fields of one manifest (three segments in two files, three raw files, one of
+  them the kept Apple Health export); MANIFEST: its bytes. Fields that may pass 2^53 are strings (JSON readers
   often hold numbers as doubles): `mtimeNanoseconds` in decimal, `contentHash` in hex.
 - content-hash.json: inputs of 0 to 100 bytes (lanes, words, tails) and their content hashes (hex).
 """
@@ -29,7 +29,7 @@ def crc32c(data):
 
 
 def content_hash(data):
-    """manifest-v3.md §2."""
+    """manifest-v4.md §2."""
     k0, k1, k2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
     lanes = [k0 ^ len(data), k1, k2, (k0 * k1) & MASK]
     mults = [k1, k2, k1, k2]
@@ -73,11 +73,19 @@ def string(text):
 
 
 def encode(m):
-    out = bytearray(b"TSDBMAN\0") + struct.pack("<HHQ", 3, 0, m["generation"])
+    out = bytearray(b"TSDBMAN\0") + struct.pack("<HHQ", 4, 0, m["generation"])
+    files = []  # (path, size) in the order the segments first name them
+    for s in m["segments"]:
+        if (s["path"], s["fileSize"]) not in files:
+            files.append((s["path"], s["fileSize"]))
+    out += uvarint(len(files))
+    for path, size in files:
+        out += string(path) + struct.pack("<Q", size)
     out += uvarint(len(m["segments"]))
     for s in m["segments"]:
-        out += string(s["type"]) + struct.pack("<HB", s["year"], s["month"]) + string(s["path"])
-        out += struct.pack("<QIQqqq", s["fileSize"], s["fileCRC"], s["sampleCount"], s["firstStart"],
+        out += string(s["type"]) + struct.pack("<HB", s["year"], s["month"])
+        out += uvarint(files.index((s["path"], s["fileSize"])))
+        out += struct.pack("<QQIQqqq", s["offset"], s["size"], s["crc"], s["sampleCount"], s["firstStart"],
                            s["lastStart"], s["maxEnd"])
     out += uvarint(len(m["rawFiles"]))
     for r in m["rawFiles"]:
@@ -100,14 +108,18 @@ def main():
     manifest = {
         "generation": 7,
         "segments": [
-            {"type": "HKQuantityTypeIdentifierHeartRate", "year": 2025, "month": 3,
-             "path": "segments/HKQuantityTypeIdentifierHeartRate.2025-03.g7.seg", "fileSize": 48976,
-             "fileCRC": 0x1CE4E5B9, "sampleCount": 31234, "firstStart": 1740787220000000,
-             "lastStart": 1743465540000000, "maxEnd": 1743465540000000},
             {"type": "HKQuantityTypeIdentifierStepCount", "year": 2025, "month": 2,
-             "path": "segments/HKQuantityTypeIdentifierStepCount.2025-02.g5.seg", "fileSize": 11348,
-             "fileCRC": 0xE3069283, "sampleCount": 2240, "firstStart": 1738368000000000,
+             "path": "segments/pack.g5.seg", "fileSize": 90112, "offset": 1024, "size": 11348,
+             "crc": 0xE3069283, "sampleCount": 2240, "firstStart": 1738368000000000,
              "lastStart": 1740783600000000, "maxEnd": 1740787260000000},
+            {"type": "HKQuantityTypeIdentifierHeartRate", "year": 2025, "month": 3,
+             "path": "segments/pack.g7.seg", "fileSize": 60328, "offset": 0, "size": 48976,
+             "crc": 0x1CE4E5B9, "sampleCount": 31234, "firstStart": 1740787220000000,
+             "lastStart": 1743465540000000, "maxEnd": 1743465540000000},
+            {"type": "HKQuantityTypeIdentifierStepCount", "year": 2025, "month": 3,
+             "path": "segments/pack.g7.seg", "fileSize": 60328, "offset": 48976, "size": 11352,
+             "crc": 0x5BD1E995, "sampleCount": 2480, "firstStart": 1740787200000000,
+             "lastStart": 1743462000000000, "maxEnd": 1743465600000000},
         ],
         "rawFiles": [
             {"path": "2025/02/2025-02-28.json", "size": 517283, "mtimeNanoseconds": "1740790861123456789",
