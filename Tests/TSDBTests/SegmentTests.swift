@@ -21,7 +21,11 @@ func encodeSegment(_ samples: [Sample], blockSamples: Int = 64, codec: BlockCode
 /// Opens and fully decodes a segment file: its blocks and its slot summaries (whose CRC is
 /// checked when they are read, not when the file opens).
 func readSegment(_ path: String) throws -> [Sample] {
-    let reader = try SegmentReader(path: path)
+    try readSegment(SegmentReader(path: path))
+}
+
+/// Fully decodes an opened segment (a segment inside a larger file, too).
+func readSegment(_ reader: SegmentReader) throws -> [Sample] {
     _ = try reader.slotTable()
     let block = DecodedBlock()
     var out: [Sample] = []
@@ -246,7 +250,7 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
         let path = folder.path + "/pack.seg"
         let reader = try SegmentReader(path: path, offset: offset, count: segment.count)
         #expect(reader.offset == offset && reader.size == segment.count)
-        #expect(try readWhole(reader) == (try readSegment(folder.path + "/alone.seg")))
+        #expect(try readSegment(reader) == (try readSegment(folder.path + "/alone.seg")))
 
         var damaged = before + segment
         damaged[offset + SegmentFormat.headerSize + 5] ^= 0x01
@@ -274,17 +278,6 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
             try SegmentReader(path: folder.path + "/short.seg", offset: 60, count: 41)
         }
         #expect(e?.kind == .corruption && e?.message.contains("file is 100 bytes") == true)
-    }
-
-    func readWhole(_ reader: SegmentReader) throws -> [Sample] {
-        _ = try reader.slotTable()
-        let block = DecodedBlock()
-        var out: [Sample] = []
-        for b in 0..<reader.blockCount {
-            try reader.decode(block: b, into: block)
-            for i in 0..<block.count { out.append(reader.sample(i, of: block)) }
-        }
-        return out
     }
 
     @Test func emptyFile() {
