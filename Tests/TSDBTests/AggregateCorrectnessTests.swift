@@ -279,23 +279,43 @@ import Testing
         }
     }
 
-    @Test func missingOrResizedSegmentsAreRebuiltByTheNextCompaction() throws {
+    /// A file of the published generation gone, another cut short: the months of every segment in
+    /// them are rebuilt from the raw files by the next compaction, one repair per file. Two
+    /// compactions make two files: February's segments stay in the first when the second adds
+    /// days of March only.
+    @Test func missingOrResizedSegmentFilesAreRebuiltByTheNextCompaction() throws {
         let folder = TemporaryFolder("heal")
         defer { folder.cleanup() }
-        try generate(folder.path, days: 40, seed: 3, edgeCases: false, start: "2025-02-15")
+        try generate(folder.path + "/all", days: 30, seed: 3, edgeCases: false, start: "2025-02-12")
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: folder.path + "/raw/2025/03", withIntermediateDirectories: true)
+        try manager.copyItem(atPath: folder.path + "/all/raw/2025/02", toPath: folder.path + "/raw/2025/02")
+        let march = try manager.contentsOfDirectory(atPath: folder.path + "/all/raw/2025/03").sorted()
+        func copy(_ names: ArraySlice<String>) throws {
+            for name in names {
+                try manager.copyItem(
+                    atPath: folder.path + "/all/raw/2025/03/" + name, toPath: folder.path + "/raw/2025/03/" + name)
+            }
+        }
+        try copy(march[..<3])
         let layout = StoreLayout(appleHealthDirectory: folder.path)
         _ = try Compactor(layout: layout).run()
+        try copy(march[3...])
+        #expect(try Compactor(layout: layout).run().monthsRebuilt == 0)
         let raw = Set(try rawSampleSet(folder.path + "/raw").keys)
         let manifest = try Manifest.read(at: layout.manifestPath)
-        let victims = manifest.segments.filter { $0.type == "HKQuantityTypeIdentifierHeartRate" }  // February, March
-        try FileManager.default.removeItem(atPath: layout.storeDirectory + "/" + victims[0].path)
-        let resized = layout.storeDirectory + "/" + victims[1].path
+        let files = manifest.files.map(\.path)
+        let months = { (file: String) in Set(manifest.segments.filter { $0.path == file }.map(\.monthIndex)) }
+        #expect(files.count == 2 && months(files[0]) == [MonthIndex(year: 2025, month: 2)], "\(files)")
+        #expect(months(files[1]) == [MonthIndex(year: 2025, month: 3)])
+        try FileManager.default.removeItem(atPath: layout.storeDirectory + "/" + files[1])
+        let resized = layout.storeDirectory + "/" + files[0]
         try Data(Array(try Data(contentsOf: URL(fileURLWithPath: resized))).dropLast(7)).write(
             to: URL(fileURLWithPath: resized))
         let report = try Compactor(layout: layout).run()
-        #expect(
-            !report.upToDate && report.monthsRepaired == 2 && report.repairs.count == 2,
-            "\(report.repairs) \(victims.map(\.path))")
+        #expect(!report.upToDate && report.monthsRepaired == 2 && report.repairs.count == 2, "\(report.repairs)")
+        #expect(report.repairs.contains { $0.contains(files[1] + ": missing; rebuilding 2025-03") })
+        #expect(report.repairs.contains { $0.contains(files[0] + ": ") && $0.contains("rebuilding 2025-02 from") })
         #expect(Set(try storedSamples(Store(at: folder.path))) == raw)
         #expect(try StoreVerifier(layout: layout).verify(deep: false).problems.isEmpty)
         #expect(try Compactor(layout: layout).run().upToDate)

@@ -139,14 +139,12 @@ import Testing
         #expect(badRange.status != 0 && badRange.stderr.contains("cannot read \"March\""))
 
         // A damaged segment: verify says which and exits 1; --repair fixes it.
-        let segments = folder.path + "/tsdb/segments"
-        let name = try FileManager.default.contentsOfDirectory(atPath: segments).sorted().first {
-            $0.hasPrefix("HKQuantityTypeIdentifierHeartRate.")
-        }
-        let file = segments + "/" + name!
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
-        bytes[bytes.count / 2] ^= 0x20
-        try Data(bytes).write(to: URL(fileURLWithPath: file))
+        let store = folder.path + "/tsdb"
+        let entry = try #require(
+            try Manifest.read(at: store + "/MANIFEST").segments.first { $0.type == "HKQuantityTypeIdentifierHeartRate" }
+        )
+        let file = store + "/" + entry.path
+        try flipByte(entry.size / 2, of: entry, in: store, mask: 0x20)
         let damaged = try tsdb("verify", "--store", folder.path)
         #expect(damaged.status == 1 && damaged.stderr.contains("damaged segment") && damaged.stderr.contains(file))
         let repaired = try tsdb("verify", "--repair", "--store", folder.path)

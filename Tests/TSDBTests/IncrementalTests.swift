@@ -20,6 +20,12 @@ import Testing
         #expect(Set(stored) == Set(raw.keys), comment)
     }
 
+    func segmentEntries(_ dir: String) throws -> [String: Manifest.SegmentEntry] {
+        var out: [String: Manifest.SegmentEntry] = [:]
+        for s in try Store(at: dir).manifest.segments { out["\(s.type) \(s.year)-\(s.month)"] = s }
+        return out
+    }
+
     func segmentPaths(_ dir: String) throws -> [String: String] {
         var out: [String: String] = [:]
         for s in try Store(at: dir).manifest.segments { out["\(s.type) \(s.year)-\(s.month)"] = s.path }
@@ -65,23 +71,27 @@ import Testing
         defer { folder.cleanup() }
         let dir = try setUp(folder)
         _ = try compact(dir)
-        let old = try segmentPaths(dir)
+        let old = try segmentEntries(dir)
         try FileManager.default.copyItem(
             atPath: folder.path + "/all/raw/2025/04/2025-04-29.json", toPath: dir + "/raw/2025/04/2025-04-29.json")
         let r = try compact(dir)
         #expect(!r.isFullRebuild && r.filesAdded == 1 && r.monthsRebuilt == 0 && r.monthsAppended >= 1)
-        let new = try segmentPaths(dir)
-        for (key, path) in old where key.hasSuffix("2025-3") {
-            #expect(new[key] == path, "March segment \(key) was rewritten")
+        let new = try segmentEntries(dir)
+        for (key, entry) in old where key.hasSuffix("2025-3") {
+            #expect(new[key] == entry, "March segment \(key) was rewritten or moved")
         }
-        // In April, exactly the types the new day brought samples of are rewritten.
+        // In April, exactly the types the new day brought samples of are rewritten; the others'
+        // bytes move unchanged into the run's file with them (manifest-v4.md, Files).
         let added = Set(
             try samples(
                 ofDayFile: Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/raw/2025/04/2025-04-29.json")))
             ).map(\.type))
-        for (key, path) in new where key.hasSuffix("2025-4") {
+        for (key, entry) in new where key.hasSuffix("2025-4") {
             let type = String(key.split(separator: " ")[0])
-            #expect(path.contains(".g2.") == added.contains(type), "\(key): \(path)")
+            let before = try #require(old[key])
+            #expect(entry.path.contains(".g2."), "\(key): \(entry.path)")
+            #expect((entry.crc != before.crc) == added.contains(type), "\(key)")
+            #expect((entry.sampleCount > before.sampleCount) == added.contains(type), "\(key)")
         }
         try expectMatchesRaw(dir)
     }
@@ -199,10 +209,10 @@ import Testing
     }
 
     /// Each segment's bytes, by type and month.
-    func segmentBytes(_ dir: String) throws -> [String: Data] {
-        var out: [String: Data] = [:]
-        for (key, path) in try segmentPaths(dir) {
-            out[key] = try Data(contentsOf: URL(fileURLWithPath: dir + "/tsdb/" + path))
+    func segmentBytes(_ dir: String) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for s in try Store(at: dir).manifest.segments {
+            out["\(s.type) \(s.year)-\(s.month)"] = try TSDBTests.segmentBytes(s, in: dir + "/tsdb")
         }
         return out
     }
@@ -246,13 +256,14 @@ import Testing
         defer { folder.cleanup() }
         let dir = try setUp(folder)
         _ = try compact(dir)
-        let heartRate = "HKQuantityTypeIdentifierHeartRate 2025-4"
-        let path = dir + "/tsdb/" + (try segmentPaths(dir))[heartRate]!
-        let reader = try SegmentReader(path: path)
+        let entry = try #require(
+            try Store(at: dir).manifest.segments.first {
+                $0.type == "HKQuantityTypeIdentifierHeartRate" && $0.year == 2025 && $0.month == 4
+            })
+        let path = dir + "/tsdb/" + entry.path
+        let reader = try entry.reader(in: dir + "/tsdb")
         #expect(reader.blockCount > 3)
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        bytes[reader.locations[1].offset + 5] ^= 0x20
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try flipByte(reader.locations[1].offset + 5, of: entry, in: dir + "/tsdb", mask: 0x20)
         let before = try segmentPaths(dir)
         try FileManager.default.copyItem(
             atPath: folder.path + "/all/raw/2025/04/2025-04-29.json", toPath: dir + "/raw/2025/04/2025-04-29.json")

@@ -230,18 +230,75 @@ import Testing
         defer { folder.cleanup() }
         try generate(folder.path, days: 50, seed: 3, edgeCases: false, start: "2025-03-01")
         let layout = StoreLayout(appleHealthDirectory: folder.path)
-        let blocked =
-            layout.storeDirectory + "/"
-            + StoreLayout.segmentRelativePath(
-                type: "HKQuantityTypeIdentifierHeartRate", year: 2025, month: 3, generation: 1)
+        let blocked = SegmentPack(storeDirectory: layout.storeDirectory, generation: 1).path
         try FileManager.default.createDirectory(atPath: blocked + "/in-the-way", withIntermediateDirectories: true)
         let error = caught { _ = try Compactor(layout: layout).run() }
         #expect(
-            error?.kind == .io && error?.path?.hasSuffix("HeartRate.2025-03.g1.seg") == true,
+            error?.kind == .io && error?.path?.hasSuffix("segments/pack.g1.seg") == true,
             "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: layout.manifestPath))
         try FileManager.default.removeItem(atPath: blocked)
         _ = try Compactor(layout: layout).run()
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
+    }
+
+    /// A run that writes any segment of a month moves the month's other segments into its file
+    /// too (their bytes as they were): the file of the run before is left naming nothing and goes.
+    @Test func aMonthsSegmentsMoveTogetherIntoTheNewFile() throws {
+        let folder = TemporaryFolder("pack-move")
+        defer { folder.cleanup() }
+        func sample(_ type: String, _ t: String, _ v: Int) -> String {
+            #"{"type":"\#(type)","start":"\#(t)","end":"\#(t)","value":\#(v)}"#
+        }
+        folder.write(
+            #"{"date":"2025-03-10","samples":[\#(sample("HR", "2025-03-10T10:00:00Z", 61)),"#
+                + #"\#(sample("Steps", "2025-03-10T10:00:00Z", 900))]}"#, to: "raw/2025/03/2025-03-10.json")
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        _ = try Compactor(layout: layout).run()
+        folder.write(
+            #"{"date":"2025-03-11","samples":[\#(sample("HR", "2025-03-11T10:00:00Z", 62))]}"#,
+            to: "raw/2025/03/2025-03-11.json")
+        let before = try Manifest.read(at: layout.manifestPath)
+        let report = try Compactor(layout: layout).run()
+        #expect(report.monthsAppended == 1 && report.segmentsWritten == 1)
+        let after = try Manifest.read(at: layout.manifestPath)
+        #expect(after.files.map(\.path) == ["segments/pack.g2.seg"])
+        let steps = { (m: Manifest) in m.segments.first { $0.type == "Steps" }! }
+        let (old, moved) = (steps(before), steps(after))
+        #expect(moved.crc == old.crc && moved.size == old.size && moved.path != old.path)
+        #expect(
+            try segmentBytes(moved, in: layout.storeDirectory) == (try segmentBytes(old, in: layout.storeDirectory)))
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
+        _ = try Compactor(layout: layout).run()
+        let names = try FileManager.default.contentsOfDirectory(atPath: layout.segmentsDirectory)
+        #expect(names == ["pack.g2.seg"], "the first run's file names nothing and goes: \(names)")
+    }
+
+    /// A segment to move whose bytes fail its CRC is not copied: the run fails naming its file,
+    /// nothing is published, and the next run rebuilds its month from the raw files.
+    @Test func aDamagedSegmentIsNotMovedIntoTheNewFile() throws {
+        let folder = TemporaryFolder("pack-move-damaged")
+        defer { folder.cleanup() }
+        func sample(_ type: String, _ t: String, _ v: Int) -> String {
+            #"{"type":"\#(type)","start":"\#(t)","end":"\#(t)","value":\#(v)}"#
+        }
+        folder.write(
+            #"{"date":"2025-03-10","samples":[\#(sample("HR", "2025-03-10T10:00:00Z", 61)),"#
+                + #"\#(sample("Steps", "2025-03-10T10:00:00Z", 900))]}"#, to: "raw/2025/03/2025-03-10.json")
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        _ = try Compactor(layout: layout).run()
+        let before = try Manifest.read(at: layout.manifestPath)
+        let steps = before.segments.first { $0.type == "Steps" }!
+        try flipByte(steps.size / 2, of: steps, in: layout.storeDirectory)
+        folder.write(
+            #"{"date":"2025-03-11","samples":[\#(sample("HR", "2025-03-11T10:00:00Z", 62))]}"#,
+            to: "raw/2025/03/2025-03-11.json")
+        let e = #expect(throws: TSDBError.self) { try Compactor(layout: layout).run() }
+        #expect(
+            e?.kind == .corruption && e?.path == layout.storeDirectory + "/" + steps.path && e?.offset == steps.offset)
+        #expect(try Manifest.read(at: layout.manifestPath) == before)
+        let repaired = try Compactor(layout: layout).run()
+        #expect(repaired.monthsRepaired == 1)
         #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
     }
 
@@ -263,8 +320,9 @@ import Testing
             { $0.hasSuffix(".seg") }
         }
         // The previous generation stays for readers that opened it, until the next publication.
-        #expect(files().filter { $0.contains(".g2.") }.count == store.manifest.segments.count)
-        #expect(files().filter { $0.contains(".g1.") }.count == oldStore.manifest.segments.count)
+        #expect(files().filter { $0.contains(".g2.") }.count == store.manifest.files.count)
+        #expect(files().filter { $0.contains(".g1.") }.count == oldStore.manifest.files.count)
+        #expect(store.manifest.files.count == 1 && store.manifest.segments.count > 1)
         #expect(try storedSamples(oldStore) == oldSamples, "a reader of generation 1 still reads it")
         #expect(try storedSamples(store) == oldSamples)
         let third = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path), options: rebuild).run()
@@ -468,60 +526,29 @@ import Testing
 }
 
 @Suite struct CleanupTests {
-    /// A store written before segments shared one folder (per-type folders, named by its
-    /// manifest) is read as it is; a new day rewrites its month into the one folder while the
-    /// other months' segments stay where they are; once no generation kept names a type folder's
-    /// files, they and the folder go.
-    @Test func segmentsInPerTypeFoldersAreReadAndMovedIntoOneFolder() throws {
-        let folder = TemporaryFolder("per-type-folders")
+    /// A store an earlier version wrote (a version 3 manifest; one file per segment, some in
+    /// per-type folders) is rebuilt by the next compaction, and its files and folders go.
+    @Test func aStoreOfAnEarlierManifestVersionIsRebuiltAndItsFilesGo() throws {
+        let folder = TemporaryFolder("manifest-v3")
         defer { folder.cleanup() }
-        try generate(folder.path, days: 40, seed: 9, edgeCases: false)
+        try generate(folder.path, days: 5, seed: 9, edgeCases: false)
         let layout = StoreLayout(appleHealthDirectory: folder.path)
-        let lastDay = folder.path + "/raw/2025/04/2025-04-28.json"
-        let aside = folder.path + "/2025-04-28.json"
-        try FileManager.default.moveItem(atPath: lastDay, toPath: aside)
         _ = try Compactor(layout: layout).run()
-        let before = Set(try storedSamples(Store(at: folder.path)))
+        // The same bytes under version 3, its CRC made right again: readable but unsupported.
+        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: layout.manifestPath)))
+        bytes[8] = 3
+        let crc = CRC32C.checksum(Array(bytes[0..<bytes.count - 4]))
+        for k in 0..<4 { bytes[bytes.count - 4 + k] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(k))) }
+        try FileSystem.writeAtomically(bytes, to: layout.manifestPath)
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierHeartRate.2025-03.g1.seg")
+        folder.write("x", to: "tsdb/segments/HKQuantityTypeIdentifierStepCount/2025-03.g1.seg")
+        #expect(throws: TSDBError.self) { try Store(at: folder.path) }
 
-        // The same generation as an earlier version laid it out.
-        var manifest = try Manifest.read(at: layout.manifestPath)
-        for i in manifest.segments.indices {
-            let s = manifest.segments[i]
-            let old =
-                "segments/\(StoreLayout.fileNamePrefix(forType: s.type))/\(s.path.split(separator: ".")[1])."
-                + s.path.split(separator: ".").dropFirst(2).joined(separator: ".")
-            try FileManager.default.createDirectory(
-                atPath: FileSystem.parentDirectory(layout.storeDirectory + "/" + old), withIntermediateDirectories: true
-            )
-            try FileManager.default.moveItem(
-                atPath: layout.storeDirectory + "/" + s.path, toPath: layout.storeDirectory + "/" + old)
-            manifest.segments[i].path = old
-        }
-        try FileSystem.writeAtomically(manifest.encode(), to: layout.manifestPath)
-        let asStored = Set(try storedSamples(Store(at: folder.path)))
-        #expect(asStored == before)
-        #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
-
-        try FileManager.default.moveItem(atPath: aside, toPath: lastDay)
-        let added = try Compactor(layout: layout).run()
-        #expect(added.filesAdded == 1 && added.monthsAppended == 1)
-        let mixed = try Manifest.read(at: layout.manifestPath).segments
-        #expect(mixed.filter { $0.month == 3 }.allSatisfy { $0.path.split(separator: "/").count == 3 })
-        // April's types with samples on the new day were rewritten, in the one folder.
-        let flat = mixed.filter { $0.path.split(separator: "/").count == 2 }
-        #expect(!flat.isEmpty && flat.allSatisfy { $0.month == 4 && $0.path.contains(".g\(added.generation).") })
-        let all = Set(try storedSamples(Store(at: folder.path)))
-        let raw = Set(try rawSampleSet(folder.path + "/raw").keys)
-        #expect(all.isStrictSuperset(of: before) && all == raw)
-
-        var rebuild = CompactionOptions()
-        rebuild.rebuild = true
-        _ = try Compactor(layout: layout, options: rebuild).run()
-        _ = try Compactor(layout: layout, options: rebuild).run()
+        let report = try Compactor(layout: layout).run()
+        #expect(report.isFullRebuild && report.warnings.contains { $0.contains("manifest version 3") })
         let names = try FileManager.default.contentsOfDirectory(atPath: layout.segmentsDirectory)
-        #expect(!names.isEmpty && names.allSatisfy { $0.hasSuffix(".seg") }, "\(names)")
-        let rebuilt = Set(try storedSamples(Store(at: folder.path)))
-        #expect(rebuilt == all)
+        #expect(names == ["pack.g1.seg"], "\(names)")
+        #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
         #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
     }
 

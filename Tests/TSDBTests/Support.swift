@@ -154,3 +154,17 @@ func generatedStore(_ label: String, days: Int = 10, start: String = "2025-03-01
     _ = try tsdbShell(["compact", folder.path])
     return folder
 }
+
+/// The bytes of `entry`'s segment: its range of its file (manifest-v4.md §1).
+func segmentBytes(_ entry: Manifest.SegmentEntry, in storeDirectory: String) throws -> [UInt8] {
+    let file = try Data(contentsOf: URL(fileURLWithPath: storeDirectory + "/" + entry.path))
+    return Array(file[entry.offset..<entry.offset + entry.size])
+}
+
+/// Flips `mask`'s bits of the byte `index` bytes into `entry`'s segment, in its file.
+func flipByte(_ index: Int, of entry: Manifest.SegmentEntry, in storeDirectory: String, mask: UInt8 = 0x08) throws {
+    let path = storeDirectory + "/" + entry.path
+    var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    bytes[entry.offset + index] ^= mask
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}

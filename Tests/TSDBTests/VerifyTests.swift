@@ -39,9 +39,7 @@ import Testing
         let layout = try makeStore(folder)
         let entry = try heartRateSegment(layout)
         let path = layout.storeDirectory + "/" + entry.path
-        var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        bytes[200] ^= 0x08
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try flipByte(200, of: entry, in: layout.storeDirectory)
         let report = try StoreVerifier(layout: layout).verify(deep: false)
         #expect(report.problems.count == 1)
         #expect(report.problems.first?.kind == .damagedSegment && report.problems.first?.path == path)

@@ -165,11 +165,11 @@ extension Compactor {
         var carried: [Manifest.SegmentEntry] = []
         for segment in previous.segments where append.contains(segment.monthIndex) {
             let key = MonthKey(type: strings.intern(segment.type), month: segment.monthIndex)
-            if appended.contains(key) { try extendStored(segment) } else { carried.append(segment) }
+            if appended.contains(key) { try extendStored(segment) } else { carried.append(try moveIntoPack(segment)) }
         }
         // Encoded and written on both cores: one new day rewrites a segment per type for each of
         // its months (18 here), 3 ms on this thread alone (perf trace).
-        writes = SegmentWrites(capacity: Self.segmentsInFlight, syncer: syncer)
+        writes = SegmentWrites(capacity: Self.segmentsInFlight)
         defer {
             if let writes { _ = writes.finish() }
             writes = nil
@@ -186,6 +186,26 @@ extension Compactor {
             .sorted { ($0.year, $0.month, $0.type) < ($1.year, $1.month, $1.type) }
         manifest.rawFiles = Self.inPathOrder(entries, candidateEntries.compactMap { $0 })
         return manifest
+    }
+
+    /// `segment`'s bytes copied into this run's pack, after checking them against its entry's CRC:
+    /// every segment of a month the run writes goes into its file, so an older run's file is left
+    /// holding no segment of that month (its replaced bytes go with it: manifest-v4.md, Files).
+    func moveIntoPack(_ segment: Manifest.SegmentEntry) throws(TSDBError) -> Manifest.SegmentEntry {
+        let path = layout.storeDirectory + "/" + segment.path
+        let file = try MappedFile(path: path, offset: segment.offset, count: segment.size)
+        let bytes = file.withBytes { Array($0) }
+        let crc = CRC32C.checksum(bytes)
+        guard crc == segment.crc else {
+            DamageLog.record(layout, segment: segment.path)
+            throw TSDBError.corrupt(
+                "segment CRC is \(hex32(crc)), the manifest says \(hex32(segment.crc))", path: path,
+                offset: segment.offset)
+        }
+        var moved = segment
+        moved.path = pack!.relativePath
+        moved.offset = try pack!.append(bytes)
+        return moved
     }
 
     /// Two lists of entries, each in path order, merged into one.

@@ -13,7 +13,8 @@ struct SegmentJob: Sendable {
     /// The published generation's segment of this type and month, kept if written again byte for byte.
     let published: Manifest.SegmentEntry?
     let storeDirectory: String
-    let generation: UInt64
+    /// The run's file, where the segment goes.
+    let pack: SegmentPack
 
     struct Outcome: Sendable {
         var entry: Manifest.SegmentEntry
@@ -21,8 +22,8 @@ struct SegmentJob: Sendable {
         var kept: Bool
     }
 
-    /// Orders the samples (segment-v3 §5.4), encodes them and writes the file (fsynced by `syncer`).
-    mutating func run(syncer: BackgroundSyncer) throws(TSDBError) -> Outcome {
+    /// Orders the samples (segment-v3 §5.4), encodes them and writes them into the run's pack.
+    mutating func run() throws(TSDBError) -> Outcome {
         Compactor.sortAndDeduplicate(&samples)
         Compactor.mergeSameReadings(&samples)
         Compactor.orderTies(&samples, strings: strings)
@@ -42,25 +43,23 @@ struct SegmentJob: Sendable {
         if let old = published, old.size == bytes.count, old.crc == crc, holds(old, bytes) {
             return Outcome(entry: old, kept: true)
         }
-        let relative = StoreLayout.segmentRelativePath(type: type, year: y, month: m, generation: generation)
-        let path = storeDirectory + "/" + relative
-        // fsynced in the background: nothing names this generation's files until the manifest
-        // is published, and run() waits for every fsync before that.
-        try FileSystem.writeUnpublished(bytes, to: path)
-        syncer.sync(path)
+        // The pack is fsynced once the run has written every segment, before the manifest names it.
+        let offset = try pack.append(bytes)
+        // The pack's size is known when the run ends (Compactor.publishPack).
         let entry = Manifest.SegmentEntry(
-            type: type, year: y, month: m, path: relative, fileSize: bytes.count, offset: 0, size: bytes.count,
+            type: type, year: y, month: m, path: pack.relativePath, fileSize: 0, offset: offset, size: bytes.count,
             crc: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
             firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
             maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
         return Outcome(entry: entry, kept: false)
     }
 
-    /// Whether the store holds exactly `bytes` where `entry` says (read back, not trusted from the manifest).
+    /// Whether the store holds exactly `bytes` where `entry` says (read back, not trusted from the
+    /// manifest), in a file of the size the manifest gives (one cut short or grown is being repaired).
     private func holds(_ entry: Manifest.SegmentEntry, _ bytes: [UInt8]) -> Bool {
-        guard
-            let file = try? MappedFile(
-                path: storeDirectory + "/" + entry.path, offset: entry.offset, count: entry.size),
+        let path = storeDirectory + "/" + entry.path
+        guard (try? FileSystem.status(path))?.size == entry.fileSize,
+            let file = try? MappedFile(path: path, offset: entry.offset, count: entry.size),
             file.count == bytes.count
         else { return false }
         return file.withBytes { mapped in bytes.withUnsafeBytes { $0.elementsEqual(mapped) } }
@@ -73,10 +72,8 @@ final class SegmentWrites: Sendable {
     private let room: DispatchSemaphore
     private let group = DispatchGroup()
     private let outcomes = Locked<[(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)]>([])
-    private let syncer: BackgroundSyncer
 
-    init(capacity: Int, syncer: BackgroundSyncer) {
-        self.syncer = syncer
+    init(capacity: Int) {
         room = .room(for: capacity)
     }
 
@@ -90,7 +87,7 @@ final class SegmentWrites: Sendable {
             var job = handOver.withLock { $0.take() }!
             let result: Result<SegmentJob.Outcome, TSDBError>
             do throws(TSDBError) {
-                result = .success(try job.run(syncer: self.syncer))
+                result = .success(try job.run())
             } catch {
                 result = .failure(error)
             }

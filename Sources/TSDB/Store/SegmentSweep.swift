@@ -102,28 +102,30 @@ private struct SegmentFiles {
         for folder in folders { FileSystem.removeDirectoryIfEmpty(layout.segmentsDirectory + "/" + folder) }
     }
 
-    /// UTC months of `published` whose segment is missing, has the wrong size, or that a read
-    /// found damaged (``DamageLog``).
+    /// UTC months of `published` whose file is missing, has the wrong size, or that a read found
+    /// damaged (``DamageLog``): every month with a segment in such a file, one finding per file.
     func damage(_ published: Manifest?, layout: StoreLayout) -> SegmentSweep.Damage {
         guard let published else { return SegmentSweep.Damage() }
         let reported = DamageLog.read(layout)
         var sizes: [String: Int] = [:]
         for f in all { sizes[f.relativePath] = f.size }
         var damage = SegmentSweep.Damage()
-        for segment in published.segments {
+        for file in published.files {
             let problem: String
-            if reported.contains(segment.path) {
+            if reported.contains(file.path) {
                 problem = "a read found it damaged"
-            } else if let size = sizes[segment.path] {
-                guard size != segment.fileSize else { continue }
-                problem = "\(size) bytes, the manifest says \(segment.fileSize)"
+            } else if let size = sizes[file.path] {
+                guard size != file.size else { continue }
+                problem = "\(size) bytes, the manifest says \(file.size)"
             } else {
                 problem = "missing"
             }
-            damage.months.insert(segment.monthIndex)
+            let months = Set(published.segments.lazy.filter { $0.path == file.path }.map(\.monthIndex))
+            damage.months.formUnion(months)
+            let named = months.sorted { $0.rawValue < $1.rawValue }.map { monthKey(year: $0.year, month: $0.month) }
             damage.findings.append(
-                "\(layout.storeDirectory)/\(segment.path): \(problem); rebuilding "
-                    + "\(monthKey(year: segment.year, month: segment.month)) from the raw files")
+                "\(layout.storeDirectory)/\(file.path): \(problem); rebuilding "
+                    + "\(named.joined(separator: ", ")) from the raw files")
         }
         return damage
     }

@@ -59,23 +59,6 @@ public struct StoreLayout: Sendable, Equatable {
         if lower.hasSuffix(".json") { return "is a file, not a folder (a day file?); " + expected }
         return "is a file, not a folder; " + expected
     }
-
-    /// A file-system-safe name for a type identifier, without dots (HealthKit ids pass through
-    /// unchanged): the start of its segment files' names.
-    static func fileNamePrefix(forType type: String) -> String {
-        let safe = type.utf8.allSatisfy { b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b == 0x2D
-        }
-        if safe && !type.isEmpty && type.utf8.count <= 200 { return type }
-        return "x-" + hex(Array(type.utf8.prefix(90))) + "-" + String(CRC32C.checksum(type), radix: 16)
-    }
-
-    /// Every segment in one folder (manifest-v4.md, opening): a compaction fsyncs that folder
-    /// rather than one per type it wrote (one new day into a year: 15.8 → 14.0 ms, alternating runs).
-    static func segmentRelativePath(type: String, year: Int, month: Int, generation: UInt64) -> String {
-        let file = "\(monthKey(year: year, month: month)).g\(generation).\(SegmentFormat.fileExtension)"
-        return "segments/\(fileNamePrefix(forType: type))." + file
-    }
 }
 
 package func monthKey(year: Int, month: Int) -> String {

@@ -213,6 +213,22 @@ package enum FileSystem {
         }
     }
 
+    /// Writes all of `bytes` at `offset` of the open file `fd` (pwrite: threads writing apart at once).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(TSDBError) {
+        try FaultInjection.fail(.write, path)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(offset + written))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw MappedFile.ioError("cannot write", path)
+            }
+            written += n
+        }
+    }
+
     /// Makes a file's data durable (fsync).
     static func syncFile(_ path: String) throws(TSDBError) {
         try FaultInjection.fail(.fsync, path)
