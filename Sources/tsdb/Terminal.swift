@@ -303,8 +303,15 @@ func peakResidentMemory() -> Int? {
     // Read as bytes: splitting the text into lines took 0.6M instructions, a tenth of a
     // compaction with nothing to do (callgrind). VmHWM, not getrusage's ru_maxrss, which keeps
     // the high-water mark of the process image before exec (a Python parent's, for instance).
+    // Found with a plain loop: Foundation's firstRange(of:) took 0.3M instructions here.
     let text = buffer[0..<n]
-    guard var i = text.firstRange(of: Array("\nVmHWM:".utf8))?.upperBound else { return nil }
+    let key = Array("\nVmHWM:".utf8)
+    guard n >= key.count,
+        let at = (0...(n - key.count)).first(where: { start in
+            key.indices.allSatisfy { text[start + $0] == key[$0] }
+        })
+    else { return nil }
+    var i = at + key.count
     while i < n, text[i] == 0x20 || text[i] == 0x09 { i += 1 }
     var kib = 0
     var digits = 0
