@@ -151,9 +151,12 @@ struct CompactRequest: Equatable {
 func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
     let bytesPerSample = r.samplesStored > 0 ? Double(r.segmentBytes) / Double(r.samplesStored) : 0
     let memory = peakResidentMemory().map { "peak \(formatBytes($0)) resident (mapped raw files included)" } ?? "n/a"
+    let replaced = r.filesHoldReplacedSegments
     let counts = [
-        plural(r.samplesStored, "sample"), plural(r.types, "type"), plural(r.segmentsTotal, "segment"),
-        formatBytes(r.segmentBytes), fixed(bytesPerSample, 2) + " bytes/sample",
+        plural(r.samplesStored, "sample"), plural(r.types, "type"),
+        plural(r.segmentsTotal, "segment") + " in " + plural(r.files, "file"),
+        formatBytes(r.segmentBytes) + (replaced ? " (\(formatBytes(r.fileBytes)) of files)" : ""),
+        fixed(bytesPerSample, 2) + " bytes/sample",
     ]
     let store = [
         "  store:     " + counts.joined(separator: ", "),

@@ -30,6 +30,37 @@ import Testing
         try runProcess(Self.executable, arguments, environment: environment)
     }
 
+    /// The summary says how many files hold the segments, and their size once earlier runs' files
+    /// hold replaced segments: March's, replaced by the second run, stay in the first run's file
+    /// beside February's.
+    @Test func theSummaryCountsFilesAndTheirReplacedBytes() throws {
+        let folder = TemporaryFolder("cli-files")
+        defer { folder.cleanup() }
+        func day(_ date: String, _ types: [String]) {
+            let samples = types.map {
+                #"{"type":"\#($0)","start":"\#(date)T10:00:00Z","end":"\#(date)T10:00:00Z","value":7}"#
+            }
+            folder.write(
+                #"{"date":"\#(date)","samples":[\#(samples.joined(separator: ","))]}"#,
+                to: "raw/" + date.prefix(7).replacingOccurrences(of: "-", with: "/") + "/\(date).json")
+        }
+        day("2025-02-27", ["HR", "Steps"])
+        day("2025-03-10", ["HR", "Steps"])
+        let first = try tsdb("compact", "--store", folder.path)
+        #expect(first.status == 0 && first.stdout.contains("4 segments in 1 file, "), "\(first.stdout)")
+        #expect(!first.stdout.contains("of files)"))
+        day("2025-03-11", ["HR"])
+        let second = try tsdb("compact", "--store", folder.path)
+        #expect(second.status == 0 && second.stdout.contains("4 segments in 2 files, "), "\(second.stdout)")
+        #expect(second.stdout.contains("of files)"), "\(second.stdout)")
+        let manifest = try Manifest.read(at: folder.path + "/tsdb/MANIFEST")
+        let live = manifest.segments.reduce(0) { $0 + $1.size }
+        let files = manifest.files.reduce(0) { $0 + $1.size }
+        #expect(manifest.segments.filter { $0.month == 3 }.allSatisfy { $0.path == "segments/pack.g2.seg" })
+        #expect(manifest.segments.filter { $0.month == 2 }.allSatisfy { $0.path == "segments/pack.g1.seg" })
+        #expect(files - live > live / 100)
+    }
+
     @Test func generateCompactQueryExport() throws {
         let folder = TemporaryFolder("cli")
         defer { folder.cleanup() }

@@ -221,7 +221,8 @@ import Testing
             to: "raw/2025/03/2025-03-01.json")
         let single = try tsdbShell(["compact", one.path])
         #expect(
-            single.stdout.contains("1 sample, 1 type, 1 segment,") && single.stdout.contains("compacted 1 day file "))
+            single.stdout.contains("1 sample, 1 type, 1 segment in 1 file,")
+                && single.stdout.contains("compacted 1 day file "))
         #expect(!single.stdout.contains("across day files stored once"))
         let empty = TemporaryFolder("empty-store")
         defer { empty.cleanup() }

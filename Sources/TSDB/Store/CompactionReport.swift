@@ -27,9 +27,16 @@ public struct CompactionReport: Sendable {
     /// their published files.
     public var segmentsWritten = 0
     public var segmentsUnchanged = 0
-    /// Segment files in the store afterwards, and their total size.
+    /// Segments in the store afterwards, and their total size.
     public var segmentsTotal = 0
     public var segmentBytes = 0
+    /// The files holding them, and their total size: more than the segments' when earlier runs'
+    /// files still hold segments later runs replaced (manifest-v4.md, Files).
+    public var files = 0
+    public var fileBytes = 0
+    /// The files hold more than their segments and the zeros before each (a segment starts at a
+    /// multiple of 8): segments replaced by later runs.
+    public var filesHoldReplacedSegments: Bool { fileBytes - segmentBytes > SegmentPack.alignment * segmentsTotal }
     /// Raw files by what happened to them since the previous run.
     public var filesAdded = 0
     public var filesChanged = 0

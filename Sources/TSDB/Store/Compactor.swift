@@ -215,6 +215,9 @@ public final class Compactor {
     private func finishReport(_ manifest: Manifest, clock: ContinuousClock.Instant) {
         report.segmentsTotal = manifest.segments.count
         report.segmentBytes = manifest.segments.reduce(0) { $0 + $1.size }
+        let files = manifest.files
+        report.files = files.count
+        report.fileBytes = files.reduce(0) { $0 + $1.size }
         report.samplesStored = manifest.segments.reduce(0) { $0 + $1.sampleCount }
         report.types = Set(manifest.segments.map(\.type)).count
         let elapsed = ContinuousClock.now - clock
