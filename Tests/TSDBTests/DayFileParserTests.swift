@@ -22,6 +22,46 @@ import Testing
         } catch let e as TSDBError { return e } catch { return nil }
     }
 
+    /// Every day of 1896–2104 as a string, a substring and a bridged string reads back as itself;
+    /// every other month and day number, a wrong length, a misplaced dash or a non-digit in each
+    /// place is refused. The oracle: the civil calendar of ``ISO8601/civil(_:)``.
+    @Test func calendarDatesAgainstTheCalendar() {
+        func text(_ y: Int, _ m: Int, _ d: Int) -> String {
+            func pad(_ v: Int, _ n: Int) -> String { String(repeating: "0", count: n - String(v).count) + String(v) }
+            return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2)
+        }
+        let first = ISO8601.days(year: 1896, month: 1, day: 1)
+        let last = ISO8601.days(year: 2104, month: 12, day: 31)
+        for day in first...last {
+            let (y, m, d) = ISO8601.civil(day)
+            let t = text(y, m, d)
+            let substring = ("x" + t + ".json").dropFirst().dropLast(5)
+            for parsed in [DayFileParser.calendarDate(t), DayFileParser.calendarDate(substring)] {
+                #expect(parsed.map { [$0.year, $0.month, $0.day] } == [y, m, d], "\(t)")
+            }
+        }
+        for y in [1900, 2000, 2024, 2025] {
+            for m in 0...13 {
+                for d in 0...32 {
+                    let valid = (1...12).contains(m) && d >= 1 && d <= ISO8601.daysInMonth(year: y, month: m)
+                    #expect((DayFileParser.calendarDate(text(y, m, d)) != nil) == valid, "\(text(y, m, d))")
+                }
+            }
+        }
+        let good = Array("2025-03-01".utf8)
+        let replacements = [UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "a"), UInt8(ascii: "-"), 0xC3]
+        for i in good.indices {
+            for c in replacements where c != good[i] {
+                var bad = good
+                bad[i] = c
+                #expect(DayFileParser.calendarDate(String(decoding: bad, as: UTF8.self)) == nil, "\(bad)")
+            }
+        }
+        for bad in ["", "2025-03-1", "2025-03-011", "2025-3-01", "+025-03-01", " 2025-03-01", "２025-03-01"] {
+            #expect(DayFileParser.calendarDate(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func seedExamplesParse() throws {
         let text = day(
             hr,

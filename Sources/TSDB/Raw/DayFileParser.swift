@@ -135,27 +135,30 @@ package enum DayFileParser {
 
     package static func isCalendarDate(_ text: String) -> Bool { calendarDate(text) != nil }
 
-    /// The date `text` names as `YYYY-MM-DD`, or nil. Read from its bytes as they are (a listing
-    /// of day files asks for every name).
+    /// The date `text` names as `YYYY-MM-DD`, or nil. Read from its contiguous bytes where it has
+    /// them (a listing of day files asks for every name; walking a substring's UTF-8 view took
+    /// 640 instructions a name).
     package static func calendarDate(_ text: some StringProtocol) -> (year: Int, month: Int, day: Int)? {
-        guard text.utf8.count == 10 else { return nil }
-        var (y, m, d) = (0, 0, 0)
-        for (i, c) in text.utf8.enumerated() {
-            if i == 4 || i == 7 {
-                guard c == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") else { return nil }
-            let digit = Int(c - UInt8(ascii: "0"))
-            if i < 4 {
-                y = y * 10 + digit
-            } else if i < 7 {
-                m = m * 10 + digit
-            } else {
-                d = d * 10 + digit
-            }
+        switch text.utf8.withContiguousStorageIfAvailable({ calendarDate(bytes: $0) }) {
+        case .some(let parsed): return parsed
+        case .none: return Array(text.utf8).withUnsafeBufferPointer { calendarDate(bytes: $0) }
         }
-        guard (1...12).contains(m), d >= 1, d <= ISO8601.daysInMonth(year: y, month: m) else { return nil }
+    }
+
+    private static func calendarDate(bytes: UnsafeBufferPointer<UInt8>) -> (year: Int, month: Int, day: Int)? {
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var n = 0
+            for i in range {
+                let digit = bytes[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                n = n * 10 + Int(digit)
+            }
+            return n
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m),
+            d >= 1, d <= ISO8601.daysInMonth(year: y, month: m)
+        else { return nil }
         return (y, m, d)
     }
 
