@@ -244,9 +244,9 @@ import Testing
 
     /// A run that writes any segment of a month moves the month's other segments into its file
     /// too (their bytes as they were): the file of the run before is left naming nothing and goes.
-    @Test func aMonthsSegmentsMoveTogetherIntoTheNewFile() throws {
-        let folder = TemporaryFolder("pack-move")
-        defer { folder.cleanup() }
+    /// March 10 (heart rate and steps) compacted into one file, then March 11 (heart rate only)
+    /// written beside it: the second run writes heart rate and moves steps.
+    func twoDaysOfMarch(_ folder: TemporaryFolder) throws -> StoreLayout {
         func sample(_ type: String, _ t: String, _ v: Int) -> String {
             #"{"type":"\#(type)","start":"\#(t)","end":"\#(t)","value":\#(v)}"#
         }
@@ -258,6 +258,13 @@ import Testing
         folder.write(
             #"{"date":"2025-03-11","samples":[\#(sample("HR", "2025-03-11T10:00:00Z", 62))]}"#,
             to: "raw/2025/03/2025-03-11.json")
+        return layout
+    }
+
+    @Test func aMonthsSegmentsMoveTogetherIntoTheNewFile() throws {
+        let folder = TemporaryFolder("pack-move")
+        defer { folder.cleanup() }
+        let layout = try twoDaysOfMarch(folder)
         let before = try Manifest.read(at: layout.manifestPath)
         let report = try Compactor(layout: layout).run()
         #expect(report.monthsAppended == 1 && report.segmentsWritten == 1)
@@ -279,20 +286,10 @@ import Testing
     @Test func aDamagedSegmentIsNotMovedIntoTheNewFile() throws {
         let folder = TemporaryFolder("pack-move-damaged")
         defer { folder.cleanup() }
-        func sample(_ type: String, _ t: String, _ v: Int) -> String {
-            #"{"type":"\#(type)","start":"\#(t)","end":"\#(t)","value":\#(v)}"#
-        }
-        folder.write(
-            #"{"date":"2025-03-10","samples":[\#(sample("HR", "2025-03-10T10:00:00Z", 61)),"#
-                + #"\#(sample("Steps", "2025-03-10T10:00:00Z", 900))]}"#, to: "raw/2025/03/2025-03-10.json")
-        let layout = StoreLayout(appleHealthDirectory: folder.path)
-        _ = try Compactor(layout: layout).run()
+        let layout = try twoDaysOfMarch(folder)
         let before = try Manifest.read(at: layout.manifestPath)
         let steps = before.segments.first { $0.type == "Steps" }!
         try flipByte(steps.size / 2, of: steps, in: layout.storeDirectory)
-        folder.write(
-            #"{"date":"2025-03-11","samples":[\#(sample("HR", "2025-03-11T10:00:00Z", 62))]}"#,
-            to: "raw/2025/03/2025-03-11.json")
         let e = #expect(throws: TSDBError.self) { try Compactor(layout: layout).run() }
         #expect(
             e?.kind == .corruption && e?.path == layout.storeDirectory + "/" + steps.path && e?.offset == steps.offset)
