@@ -28,9 +28,10 @@ final class ParseJob: @unchecked Sendable {
 /// fsyncs files in the background, up to eight at a time: the device serves flushes side by
 /// side, and ext4 commits fsyncs that wait together in one journal commit (20 new files of
 /// 12 KB: 3.5 ms one at a time, 2.2–2.4 ms two at a time, 1.5–1.6 ms four, 1.3–1.4 ms eight;
-/// `Benchmarks/compare/fsync_batch.c`). One syncfs took 0.6 ms, but it also waits for every
-/// other dirty file of the file system (a download in progress), so it is not used.
-/// ``finish()`` waits for all and reports the first failure.
+/// `Benchmarks/compare/fsync_batch.c`, when each segment was a file). A compaction now syncs
+/// three side by side: its segments' file, their folder and the new manifest. One syncfs took
+/// 0.6 ms, but it also waits for every other dirty file of the file system (a download in
+/// progress), so it is not used. ``finish()`` waits for all and reports the first failure.
 final class BackgroundSyncer: @unchecked Sendable {
     /// Serial queues, each taking every eighth file: a concurrent queue runs at most one block
     /// per core at a time here (libdispatch's pool for non-overcommitting queues).

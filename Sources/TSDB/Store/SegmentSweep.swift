@@ -1,15 +1,16 @@
 import Dispatch
 
 /// What a compaction does with `segments/` before anything else, on another thread while the raw
-/// files are listed (manifest-v4 §1): one listing, in which the published generation's files are
-/// checked against the manifest, and every other file is deleted — the generation before it,
-/// temporaries and segments of crashed runs, and the per-type folders of old stores once empty.
+/// files are listed (manifest-v4 §1): one listing, in which the files the published generation
+/// names are checked against the manifest, and every other file is deleted — files of earlier
+/// runs that hold no published segment, temporaries and files of crashed runs, and the files and
+/// per-type folders of version 3 stores.
 /// What a crashed run left (temporaries, generations after the published one) goes before the
 /// check is reported, so nothing this run writes can be deleted under the same name.
 ///
 /// Deleting when a compaction starts rather than after it publishes takes the deletions (about
-/// 55 µs each here, as many as the files the last run replaced) and a second listing off the
-/// path of a small compaction: they run while the raw files are listed and parsed.
+/// 55 µs each here; one file after a daily run) and a second listing off the path of a small
+/// compaction: they run while the raw files are listed and parsed.
 final class SegmentSweep: Sendable {
     /// The published generation's months whose segments are missing, of another size than the
     /// manifest says, or that a read found damaged (``DamageLog``), and what was found.
