@@ -9,9 +9,9 @@
 /// by whichever thread encoded it, fsynced once when the run ends, before the manifest naming it.
 ///
 /// One file rather than one per (type, month): a new day into a year wrote 18 files (creating,
-/// fsyncing and later deleting each), the year 220. The same bytes as 18 files took 4.1–4.8 ms
-/// of file-system work here against 1.7–1.9 ms as 2, and 220 files 43–55 ms against 6–7 ms as 25
-/// (`Benchmarks/compare/pack_files.c`).
+/// fsyncing and later deleting each), the year 220. The same bytes as 18 files took 3.6–4.8 ms
+/// of file-system work here against 1.7–1.9 ms as 2, and 220 files 43–57 ms against 5.9–7.3 ms as 25
+/// (`Benchmarks/compare/pack_files.c`, three runs).
 final class SegmentPack: Sendable {
     /// Relative to the store directory: `segments/pack.g<generation>.seg`.
     let relativePath: String

@@ -134,10 +134,10 @@ package enum FileSystem {
     }
 
     /// Writes `bytes` to a new file at `path` that nothing references yet, neither fsynced nor
-    /// renamed into place: a store's segments, which the manifest names only after they are
-    /// fsynced (``syncFile(_:)``), so a crash leaves at worst a part that no reader opens and the
-    /// next compaction deletes before writing (manifest-v4 §1). Creating a temporary and renaming
-    /// it cost a rename per segment for no safety gained. A failed write deletes the part.
+    /// renamed into place: a compaction's staged `MANIFEST.tmp`, fsynced (``syncFile(_:)``) beside
+    /// the run's segment file and then published (``publish(_:as:)``), so a crash leaves at worst a
+    /// part that no reader opens and the next compaction deletes (manifest-v4 §1). A failed write
+    /// deletes the part.
     package static func writeUnpublished(_ bytes: [UInt8], to path: String) throws(TSDBError) {
         try FaultInjection.fail(.create, path)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -200,26 +200,15 @@ package enum FileSystem {
         }
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(TSDBError) {
+    /// Writes all of `bytes` to the open file `fd`: where it stands (`write`), or at `offset`
+    /// (`pwrite`: threads writing apart in one file at once, ``SegmentPack``).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, path: String) throws(TSDBError) {
         try FaultInjection.fail(.write, path)
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw MappedFile.ioError("cannot write", path)
-            }
-            written += n
-        }
-    }
-
-    /// Writes all of `bytes` at `offset` of the open file `fd` (pwrite: threads writing apart at once).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int, path: String) throws(TSDBError) {
-        try FaultInjection.fail(.write, path)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes {
-                pwrite(fd, $0.baseAddress! + written, $0.count - written, off_t(offset + written))
+            let n = bytes.withUnsafeBytes { all in
+                let (rest, count) = (all.baseAddress! + written, all.count - written)
+                return offset.map { pwrite(fd, rest, count, off_t($0 + written)) } ?? write(fd, rest, count)
             }
             if n < 0 {
                 if errno == EINTR { continue }
