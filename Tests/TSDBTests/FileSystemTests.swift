@@ -1,4 +1,5 @@
 import Foundation
+import TSDBSynthetic
 import Testing
 
 @testable import TSDB
@@ -22,5 +23,41 @@ import Testing
         #expect(Set(names.filter(\.isDirectory).map(\.name)) == ["sub", "empty"])
         #expect(Set(listed.filter(\.isDirectory).map(\.name)) == ["sub", "empty"])
         #expect(throws: TSDBError.self) { try FileSystem.names(in: folder.path + "/missing") }
+    }
+}
+
+/// `ReadBuffer` gives each file's exact bytes whatever came before in the same buffer (larger or
+/// smaller files, empty ones), maps files above its limit, and names the path when it cannot read.
+@Suite struct ReadBufferTests {
+    @Test func filesOfEverySizeReadBackExactlyThroughOneBuffer() throws {
+        let folder = TemporaryFolder("read-buffer")
+        defer { folder.cleanup() }
+        var random = SplitMix64(seed: 20_261_129)
+        // Sizes around the 256 KB growth steps and the 4 KB pages, in an order that grows and shrinks.
+        var sizes = [0, 1, 4095, 4096, 4097, 262_143, 262_144, 262_145, 10, 600_000, 0, 3]
+        for _ in 0..<20 { sizes.append(Int.random(in: 0...700_000, using: &random)) }
+        let buffer = ReadBuffer(largestRead: 650_000)
+        for (k, size) in sizes.enumerated() {
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+            folder.write(bytes: bytes, to: "f\(k)")
+            let read = try buffer.withContents(of: folder.path + "/f\(k)") { Array($0) }
+            // Compared outside #expect, which would print both arrays on failure.
+            let same = read == bytes
+            #expect(same, "file \(k): \(read.count) bytes read of \(size)")
+        }
+    }
+
+    @Test func aMissingFileOrAFolderIsAnErrorNamingIt() throws {
+        let folder = TemporaryFolder("read-buffer-errors")
+        defer { folder.cleanup() }
+        let buffer = ReadBuffer()
+        for path in [folder.path + "/missing.json", folder.path] {
+            do {
+                _ = try buffer.withContents(of: path) { $0.count }
+                Issue.record("read \(path)")
+            } catch {
+                #expect(error.path == path)
+            }
+        }
     }
 }

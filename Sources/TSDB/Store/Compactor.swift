@@ -51,6 +51,8 @@ public struct CompactionOptions: Sendable {
 public final class Compactor {
     public let layout: StoreLayout
     public var options: CompactionOptions
+    /// The parser threads' buffers, reused from day file to day file (one per thread at most).
+    private let readBuffers = Pool<ReadBuffer>()
 
     public init(layout: StoreLayout, options: CompactionOptions = CompactionOptions()) {
         self.layout = layout
@@ -330,8 +332,8 @@ public final class Compactor {
     /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
     func startParsing(_ batch: [RawFile]) -> ParseJob {
         let job = ParseJob(count: batch.count)
-        DispatchQueue.global().async { [options] in
-            Self.parse(batch, into: job, options: options)
+        DispatchQueue.global().async { [options, readBuffers] in
+            Self.parse(batch, into: job, options: options, buffers: readBuffers)
             job.done.signal()
         }
         return job
@@ -341,23 +343,32 @@ public final class Compactor {
     /// A small compaction's few new files are parsed here rather than handed to a thread to wait for.
     func parse(_ batch: [RawFile]) -> [Result<ParsedDayFile, TSDBError>] {
         let job = ParseJob(count: batch.count)
-        Self.parse(batch, into: job, options: options)
+        Self.parse(batch, into: job, options: options, buffers: readBuffers)
         return job.results
     }
 
-    private static func parse(_ batch: [RawFile], into job: ParseJob, options: CompactionOptions) {
+    private static func parse(
+        _ batch: [RawFile], into job: ParseJob, options: CompactionOptions, buffers: Pool<ReadBuffer>
+    ) {
         let reader = options.exportReader
         let work = { @Sendable (i: Int) in
             let file = batch[i]
             job.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
-                let mapped = try MappedFile(path: file.absolutePath)
-                mapped.adviseSequential()
-                return try mapped.withBytes { (b) throws(TSDBError) in
+                let parse = { (b: UnsafeRawBufferPointer) throws(TSDBError) -> ParsedDayFile in
                     var parsed = try file.parse(b, exportReader: reader)
                     parsed.contentHash = ContentHash.hash(b)
                     parsed.months = Self.months(of: parsed.samples)
                     return parsed
                 }
+                // An export is hashed, not parsed, from its bytes: mapped, since it may be GBs.
+                guard !file.isExport else {
+                    let mapped = try MappedFile(path: file.absolutePath)
+                    mapped.adviseSequential()
+                    return try mapped.withBytes(parse)
+                }
+                let buffer = buffers.take() ?? ReadBuffer()
+                defer { buffers.give(buffer) }
+                return try buffer.withContents(of: file.absolutePath, parse)
             }
         }
         if options.threads > 1 && batch.count > 1 {
