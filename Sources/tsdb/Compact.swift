@@ -150,7 +150,8 @@ struct CompactRequest: Equatable {
 
 func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
     let bytesPerSample = r.samplesStored > 0 ? Double(r.segmentBytes) / Double(r.samplesStored) : 0
-    let memory = peakResidentMemory().map { "peak \(formatBytes($0)) resident (mapped raw files included)" } ?? "n/a"
+    let memory =
+        peakResidentMemory().map { "peak \(formatBytes($0)) resident (raw files being read included)" } ?? "n/a"
     let replaced = r.filesHoldReplacedSegments
     let counts = [
         plural(r.samplesStored, "sample"), plural(r.types, "type"),

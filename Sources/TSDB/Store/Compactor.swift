@@ -53,6 +53,8 @@ public final class Compactor {
     public var options: CompactionOptions
     /// The parser threads' buffers, reused from day file to day file (one per thread at most).
     private let readBuffers = Pool<ReadBuffer>()
+    /// Written months' sample arrays, reused for the next month of their type.
+    private let sampleBuffers = SampleBuffers()
 
     public init(layout: StoreLayout, options: CompactionOptions = CompactionOptions()) {
         self.layout = layout
@@ -435,8 +437,12 @@ public final class Compactor {
     func handOver(_ key: MonthKey, _ samples: [PackedSample]) {
         if (written[key] != nil || submitted.contains(key)) && !mergingExport {
             late[key, default: []] += samples
+        } else if pending[key] != nil {
+            pending[key]! += samples
         } else {
-            pending[key, default: []] += samples
+            var month = sampleBuffers.take(for: key.type)
+            month += samples
+            pending[key] = month
         }
     }
 
@@ -477,7 +483,7 @@ public final class Compactor {
         SegmentJob(
             key: key, samples: samples, strings: strings, prefix: prefix, options: options,
             published: publishedSegment(key),
-            storeDirectory: layout.storeDirectory, pack: pack!)
+            storeDirectory: layout.storeDirectory, pack: pack!, buffers: sampleBuffers)
     }
 
     func record(_ key: MonthKey, _ outcome: SegmentJob.Outcome) {

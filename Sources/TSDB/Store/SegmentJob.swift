@@ -15,6 +15,8 @@ struct SegmentJob: Sendable {
     let storeDirectory: String
     /// The run's file, where the segment goes.
     let pack: SegmentPack
+    /// Where the samples' array goes once encoded, for the type's next month.
+    var buffers: SampleBuffers? = nil
 
     struct Outcome: Sendable {
         var entry: Manifest.SegmentEntry
@@ -24,6 +26,12 @@ struct SegmentJob: Sendable {
 
     /// Orders the samples (segment-v3 §5.4), encodes them and writes them into the run's pack.
     mutating func run() throws(TSDBError) -> Outcome {
+        defer {
+            // Moved out first: an array still held here would be copied, not kept, when emptied.
+            var spent: [PackedSample] = []
+            swap(&spent, &samples)
+            buffers?.give(&spent, for: key.type)
+        }
         Compactor.sortAndDeduplicate(&samples)
         Compactor.mergeSameReadings(&samples)
         Compactor.orderTies(&samples, strings: strings)
@@ -103,6 +111,27 @@ final class SegmentWrites: Sendable {
         return outcomes.withLock { done in
             defer { done = [] }
             return done.sorted { $0.0 < $1.0 }
+        }
+    }
+}
+
+/// The sample arrays of segments already written, kept for the next month of the same type: a
+/// month's samples are gathered by appending (the array doubling as it grows) into memory new to
+/// the process, whose pages fault in one by one (70% of a year's compaction's page faults were
+/// those appends). A type's months are alike in size, so its last array fits its next month.
+final class SampleBuffers: Sendable {
+    private let spare = Locked<[Int32: [PackedSample]]>([:])
+
+    /// An empty array for `type`'s next month, with the room of its last one if any.
+    func take(for type: Int32) -> [PackedSample] {
+        spare.withLock { $0.removeValue(forKey: type) } ?? []
+    }
+
+    /// Keeps `samples`' memory for `type` (emptied, and only the largest one per type).
+    func give(_ samples: inout [PackedSample], for type: Int32) {
+        samples.removeAll(keepingCapacity: true)
+        spare.withLock { spare in
+            if samples.capacity > spare[type]?.capacity ?? 0 { spare[type] = samples }
         }
     }
 }
