@@ -257,3 +257,22 @@ func compactMeasuringMemory(_ directory: String) throws -> (status: Int32, peakB
             })
     }
 }
+
+/// A FIFO named like a day file is reported and passed over; the run ends and the other days are
+/// compacted (opening it for reading waited for a writer forever).
+@Suite struct SpecialFileTests {
+    @Test func aFIFONamedLikeADayFileIsSkippedNotWaitedFor() throws {
+        let folder = TemporaryFolder("cli-fifo")
+        defer { folder.cleanup() }
+        let sample = #"{"type":"HR","start":"2025-03-01T10:00:00Z","end":"2025-03-01T10:00:00Z","value":7}"#
+        folder.write(#"{"date":"2025-03-01","samples":[\#(sample)]}"#, to: "raw/2025/03/2025-03-01.json")
+        let fifo = folder.path + "/raw/2025/03/2025-03-02.json"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // Through timeout(1), so that a run that waits fails here instead of hanging the tests.
+        let run = try runProcess(
+            "/usr/bin/timeout", ["-s", "KILL", "20", CommandLineTests.executable, "compact", "--store", folder.path])
+        #expect(run.status == 2, "exit \(run.status): \(run.stderr)")
+        #expect(run.stderr.contains(fifo) && run.stderr.contains("not a regular file"), "\(run.stderr)")
+        #expect(run.stdout.contains("1 sample"), "\(run.stdout)")
+    }
+}

@@ -30,7 +30,9 @@ package final class MappedFile: @unchecked Sendable {
 
     private init(path: String, range: (offset: Int, count: Int)?) throws(TSDBError) {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that a FIFO named like a file is refused below instead of waited on
+        // for a writer (it changes nothing for reading a regular file).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw Self.ioError("cannot open", path) }
         defer { close(fd) }
         var st = stat()

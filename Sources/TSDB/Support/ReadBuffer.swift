@@ -29,7 +29,9 @@ package final class ReadBuffer: @unchecked Sendable {
     package func withContents<R>(
         of path: String, _ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R
     ) throws(TSDBError) -> R {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so that a FIFO named like a file is refused below instead of waited on
+        // for a writer (it changes nothing for reading a regular file).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw MappedFile.ioError("cannot open", path) }
         var closed = false
         defer { if !closed { close(fd) } }
