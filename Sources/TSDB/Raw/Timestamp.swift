@@ -291,15 +291,10 @@ struct RecentTimestamps {
     @inline(__always)
     func quick(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (Timestamp, Int)? {
         guard isSet, let base = bytes.baseAddress, offset &+ length < bytes.count,
-            base.load(fromByteOffset: offset &+ length, as: UInt8.self) == UInt8(ascii: "\"")
+            base.load(fromByteOffset: offset &+ length, as: UInt8.self) == UInt8(ascii: "\""),
+            let stamp = known(at: base + offset)
         else { return nil }
-        let text = base + offset
-        guard text.loadUnaligned(as: UInt64.self) == date.0,
-            text.loadUnaligned(fromByteOffset: 7, as: UInt32.self) == date.1,
-            text.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self) & zoneMask == zone,
-            let seconds = Self.timeOfDay(word: text.loadUnaligned(fromByteOffset: 11, as: UInt64.self))
-        else { return nil }
-        return (Timestamp(microseconds: midnight &+ seconds &* ISO8601.microsPerSecond, form: form), length)
+        return (stamp, length)
     }
 
     mutating func parse(_ s: UnsafeRawBufferPointer) throws(ISO8601.Failure) -> Timestamp {
@@ -317,9 +312,19 @@ struct RecentTimestamps {
 
     /// `s` if it is the last one's date and zone at another valid time of day.
     @inline(__always) private func known(_ s: UnsafeRawBufferPointer) -> Timestamp? {
-        guard isSet, s.count == length, Self.date(s) == date, Self.zone(s) == zone, let seconds = Self.timeOfDay(s)
+        guard isSet, s.count == length, let text = s.baseAddress else { return nil }
+        return known(at: text)
+    }
+
+    /// The `length` bytes at `text` (readable) if they are the last one's date and zone at
+    /// another valid time of day.
+    @inline(__always) private func known(at text: UnsafeRawPointer) -> Timestamp? {
+        guard text.loadUnaligned(as: UInt64.self) == date.0,
+            text.loadUnaligned(fromByteOffset: 7, as: UInt32.self) == date.1,
+            text.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self) & zoneMask == zone,
+            let seconds = Self.timeOfDay(word: text.loadUnaligned(fromByteOffset: 11, as: UInt64.self))
         else { return nil }
-        return Timestamp(microseconds: midnight + seconds * ISO8601.microsPerSecond, form: form)
+        return Timestamp(microseconds: midnight &+ seconds &* ISO8601.microsPerSecond, form: form)
     }
 
     @inline(__always) private static func date(_ s: UnsafeRawBufferPointer) -> (UInt64, UInt32) {

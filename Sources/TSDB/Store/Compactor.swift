@@ -437,12 +437,9 @@ public final class Compactor {
     func handOver(_ key: MonthKey, _ samples: [PackedSample]) {
         if (written[key] != nil || submitted.contains(key)) && !mergingExport {
             late[key, default: []] += samples
-        } else if pending[key] != nil {
-            pending[key]! += samples
         } else {
-            var month = sampleBuffers.take(for: key.type)
-            month += samples
-            pending[key] = month
+            // A new month starts in its type's last written array (the default is made only then).
+            pending[key, default: sampleBuffers.take(for: key.type)] += samples
         }
     }
 

@@ -28,19 +28,17 @@ package final class MappedFile: @unchecked Sendable {
         try self.init(path: path, range: (offset, count))
     }
 
-    private init(path: String, range: (offset: Int, count: Int)?) throws(TSDBError) {
-        self.path = path
-        // Non-blocking, so that a FIFO named like a file is refused below instead of waited on
-        // for a writer (it changes nothing for reading a regular file).
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw Self.ioError("cannot open", path) }
+    private convenience init(path: String, range: (offset: Int, count: Int)?) throws(TSDBError) {
+        let (fd, size) = try Self.openRegularFile(path)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw Self.ioError("cannot stat", path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw TSDBError.invalidInput("not a regular file", path: path)
-        }
-        let size = Int(st.st_size)
+        try self.init(mapping: fd, size: size, path: path, range: range)
+    }
+
+    /// Maps `range` (all when nil) of the open regular file `fd` of `size` bytes; `fd` stays open.
+    package init(mapping fd: Int32, size: Int, path: String, range: (offset: Int, count: Int)? = nil)
+        throws(TSDBError)
+    {
+        self.path = path
         let (offset, count) = range ?? (0, size)
         guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
             throw TSDBError.corrupt(
@@ -97,6 +95,25 @@ package final class MappedFile: @unchecked Sendable {
 
     package func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// `path` opened for reading, and its size; anything but a regular file is refused. Opened
+    /// non-blocking, so that a FIFO named like a file is refused instead of waited on for a writer
+    /// (it changes nothing for reading a regular file). The caller closes the descriptor.
+    package static func openRegularFile(_ path: String) throws(TSDBError) -> (fd: Int32, size: Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { throw ioError("cannot open", path) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let error = ioError("cannot stat", path)
+            close(fd)
+            throw error
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw TSDBError.invalidInput("not a regular file", path: path)
+        }
+        return (fd, Int(st.st_size))
     }
 
     static func ioError(_ what: String, _ path: String) -> TSDBError {

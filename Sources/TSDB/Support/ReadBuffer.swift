@@ -30,20 +30,10 @@ package final class ReadBuffer: @unchecked Sendable {
     package func withContents<R>(
         of path: String, _ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R
     ) throws(TSDBError) -> R {
-        // Non-blocking, so that a FIFO named like a file is refused below instead of waited on
-        // for a writer (it changes nothing for reading a regular file).
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { throw MappedFile.ioError("cannot open", path) }
-        var closed = false
-        defer { if !closed { close(fd) } }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw MappedFile.ioError("cannot stat", path) }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw TSDBError.invalidInput("not a regular file", path: path) }
-        let size = Int(st.st_size)
+        let (fd, size) = try MappedFile.openRegularFile(path)
+        defer { close(fd) }
         guard size <= largestRead else {
-            close(fd)
-            closed = true
-            let mapped = try MappedFile(path: path)
+            let mapped = try MappedFile(mapping: fd, size: size, path: path)
             mapped.adviseSequential()
             return try mapped.withBytes(body)
         }
