@@ -115,6 +115,8 @@ public final class Compactor {
             path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)
         defer { withExtendedLifetime(lock) {} }
 
+        // Listed partly on the other core (unless one thread is asked for) while the manifest is read.
+        let pendingListing = try RawFileDiscovery.start(layout, parallel: options.threads > 1)
         // The published generation: the base for an incremental run, and (rebuild or not) the
         // files to keep for readers that opened it.
         var published: Manifest?
@@ -139,7 +141,7 @@ public final class Compactor {
         self.pack = pack
         defer { self.pack = nil }
         var rebuildMonths = options.rebuildMonths
-        let listing = try RawFileDiscovery.find(layout)
+        let listing = try pendingListing.finish()
         // Also what lets this run write: what a crashed one left is gone.
         let damage = sweep.damaged()
         if previous != nil {

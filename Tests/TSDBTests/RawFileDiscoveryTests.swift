@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+
+/// The listing of `raw/` (half its month folders on another thread) against a brute-force
+/// oracle over random trees: day files, names that are not, files in the wrong month, folders
+/// named like day files and links inside and outside `raw/`, over enough months for both threads.
+@Suite struct RawFileDiscoveryTests {
+    /// What the listing should hold, from FileManager and the rules of raw-json-v1 §1 alone.
+    struct Expected: Equatable {
+        var files: [String] = []  // relative path, size, in date order
+        var skipped: [String] = []
+        var ignored: [String] = []
+    }
+
+    static func oracle(_ raw: String) throws -> Expected {
+        let fm = FileManager.default
+        var out = Expected()
+        var files: [(day: String, line: String)] = []
+        func isDigits(_ s: String, _ n: Int) -> Bool {
+            s.count == n && s.allSatisfy(\.isASCII) && s.allSatisfy(\.isNumber)
+        }
+        for year in try fm.contentsOfDirectory(atPath: raw) {
+            let yearPath = raw + "/" + year
+            var isFolder: ObjCBool = false
+            guard fm.fileExists(atPath: yearPath, isDirectory: &isFolder), isFolder.boolValue, isDigits(year, 4) else {
+                out.ignored.append(yearPath)
+                continue
+            }
+            for month in try fm.contentsOfDirectory(atPath: yearPath) {
+                let monthPath = yearPath + "/" + month
+                guard fm.fileExists(atPath: monthPath, isDirectory: &isFolder), isFolder.boolValue, isDigits(month, 2)
+                else {
+                    out.ignored.append(monthPath)
+                    continue
+                }
+                for name in try fm.contentsOfDirectory(atPath: monthPath) {
+                    let path = monthPath + "/" + name
+                    let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : ""
+                    let f = DateFormatter()
+                    f.dateFormat = "yyyy-MM-dd"
+                    f.timeZone = TimeZone(identifier: "UTC")
+                    f.isLenient = false
+                    guard stem.count == 10, let date = f.date(from: stem), f.string(from: date) == stem else {
+                        out.ignored.append(path)
+                        continue
+                    }
+                    var link = stat()
+                    lstat(path, &link)
+                    let kind = link.st_mode & S_IFMT
+                    if stem.prefix(4) != year || stem.dropFirst(5).prefix(2) != month {
+                        out.skipped.append(path)
+                    } else if kind == S_IFDIR {
+                        out.skipped.append(path)
+                    } else if kind == S_IFLNK,
+                        !(try fm.destinationOfSymbolicLink(atPath: path)).hasPrefix(raw + "/")
+                    {
+                        out.skipped.append(path)
+                    } else {
+                        var target = stat()
+                        stat(path, &target)
+                        files.append((stem, "\(year)/\(month)/\(name) \(target.st_size)"))
+                    }
+                }
+            }
+        }
+        out.files = files.sorted { $0.day < $1.day }.map(\.line)
+        out.skipped.sort()
+        out.ignored.sort()
+        return out
+    }
+
+    static func listed(_ raw: String, parallel: Bool) throws -> Expected {
+        let listing = try RawFileDiscovery.find(rawDirectory: raw, parallel: parallel)
+        for f in listing.files {
+            #expect(f.absolutePath == raw + "/" + f.relativePath && f.relativePath.hasSuffix(f.dateText + ".json"))
+        }
+        return Expected(
+            files: listing.files.map { "\($0.relativePath) \($0.size)" },
+            skipped: listing.skipped.map { $0.path ?? "" },
+            ignored: listing.ignored)
+    }
+
+    /// A random tree: 1-3 years of 1-12 month folders, each with some day files (one per date,
+    /// random sizes) and maybe a stray name, a file of another month, a folder named like a day
+    /// file, or links in and out of `raw/`; maybe a year or month folder that is not one.
+    static func tree(in folder: TemporaryFolder, seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let fm = FileManager.default
+        for year in (2019...2026).shuffled(using: &rng).prefix(Int.random(in: 1...3, using: &rng)) {
+            for month in (1...12).shuffled(using: &rng).prefix(Int.random(in: 1...12, using: &rng)) {
+                let folderPath = String(format: "raw/%04d/%02d/", year, month)
+                try fm.createDirectory(atPath: folder.path + "/" + folderPath, withIntermediateDirectories: true)
+                for day in (1...28).shuffled(using: &rng).prefix(Int.random(in: 0...5, using: &rng)) {
+                    let name = String(format: "%04d-%02d-%02d.json", year, month, day)
+                    folder.write(
+                        String(repeating: "x", count: Int.random(in: 0...300, using: &rng)), to: folderPath + name)
+                }
+                switch Int.random(in: 0..<8, using: &rng) {
+                case 0: folder.write("x", to: folderPath + "notes.md")
+                case 1: folder.write("x", to: folderPath + String(format: "%04d-%02d-15.json", year, month % 12 + 1))
+                case 2:
+                    try fm.createDirectory(
+                        atPath: folder.path + "/" + folderPath
+                            + String(format: "%04d-%02d-29.json", year, month == 2 ? 3 : month),
+                        withIntermediateDirectories: true)
+                case 3:
+                    folder.write("outside", to: "elsewhere.json")
+                    try? fm.removeItem(
+                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month))
+                    try fm.createSymbolicLink(
+                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month),
+                        withDestinationPath: folder.path + "/elsewhere.json")
+                case 4:
+                    folder.write("inside, longer", to: "raw/kept.txt")
+                    try? fm.removeItem(
+                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month))
+                    try fm.createSymbolicLink(
+                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month),
+                        withDestinationPath: folder.path + "/raw/kept.txt")
+                case 5: folder.write("x", to: String(format: "raw/%04d/%d/x.json", year, month))
+                default: break
+                }
+            }
+        }
+        if Int.random(in: 0..<3, using: &rng) == 0 { folder.write("x", to: "raw/misc/2025-01-01.json") }
+    }
+
+    @Test(arguments: 0..<12) func listingMatchesTheOracle(seed: Int) throws {
+        let folder = TemporaryFolder("discovery")
+        defer { folder.cleanup() }
+        try Self.tree(in: folder, seed: UInt64(seed))
+        let raw = folder.path + "/raw"
+        let expected = try Self.oracle(raw)
+        let parallel = try Self.listed(raw, parallel: true)
+        #expect(parallel == expected)
+        #expect(try Self.listed(raw, parallel: false) == expected)
+    }
+
+    /// Months enough for the other thread: its half's files, skips and ignored names all arrive.
+    @Test func bothHalvesOfTheMonthsAreListed() throws {
+        let folder = TemporaryFolder("discovery-halves")
+        defer { folder.cleanup() }
+        for month in 1...12 {
+            folder.write("{}", to: String(format: "raw/2025/%02d/2025-%02d-01.json", month, month))
+            folder.write("x", to: String(format: "raw/2025/%02d/notes-%02d.txt", month, month))
+            folder.write("x", to: String(format: "raw/2025/%02d/2024-%02d-02.json", month, month))
+        }
+        let listing = try RawFileDiscovery.find(rawDirectory: folder.path + "/raw")
+        #expect(listing.files.map(\.dateText) == (1...12).map { String(format: "2025-%02d-01", $0) })
+        #expect(listing.ignored.count == 12 && listing.ignored == listing.ignored.sorted())
+        #expect(listing.skipped.count == 12 && listing.skipped.allSatisfy { $0.message.contains("belongs in 2024/") })
+    }
+}
