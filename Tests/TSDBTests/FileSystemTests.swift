@@ -61,3 +61,53 @@ import Testing
         }
     }
 }
+
+/// Slices of one mapped file (``MappedFiles``, a pack's segments) hold the bytes a mapping of the
+/// same range would, keep the file mapped after the cache and the whole are gone, and refuse a
+/// range past the end as damage naming the file, as a mapping of that range does.
+@Suite struct MappedSliceTests {
+    @Test func slicesHoldTheBytesOfTheirRange() throws {
+        let folder = TemporaryFolder("mapped-slices")
+        defer { folder.cleanup() }
+        var random = SplitMix64(seed: 20_261_129)
+        let bytes = (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &random) }
+        folder.write(bytes: bytes, to: "pack.seg")
+        let path = folder.path + "/pack.seg"
+        var ranges = [(0, 0), (0, 1), (0, 20_000), (4095, 2), (4096, 4096), (19_999, 1), (20_000, 0), (8, 12_000)]
+        for _ in 0..<40 {
+            let offset = Int.random(in: 0...20_000, using: &random)
+            ranges.append((offset, Int.random(in: 0...(20_000 - offset), using: &random)))
+        }
+        var slices: [MappedFile] = []
+        do {
+            var files = MappedFiles()
+            for (offset, count) in ranges { slices.append(try files.slice(of: path, offset: offset, count: count)) }
+        }
+        for ((offset, count), slice) in zip(ranges, slices) {
+            let sliced = slice.withBytes { Array($0) }
+            let mapped = try MappedFile(path: path, offset: offset, count: count).withBytes { Array($0) }
+            // Compared outside #expect, which would print the arrays on failure.
+            let same = sliced == Array(bytes[offset..<offset + count]) && sliced == mapped
+            #expect(same, "\(count) bytes at \(offset)")
+            #expect(slice.offset == offset && slice.count == count && slice.path == path)
+        }
+    }
+
+    @Test func aRangePastTheEndIsDamageNamingTheFile() throws {
+        let folder = TemporaryFolder("mapped-slices-short")
+        defer { folder.cleanup() }
+        folder.write(bytes: [UInt8](repeating: 7, count: 100), to: "pack.seg")
+        let path = folder.path + "/pack.seg"
+        var files = MappedFiles()
+        for (offset, count) in [(0, 101), (100, 1), (101, 0), (50, 51), (-1, 1), (Int.max, 1)] {
+            do {
+                _ = try files.slice(of: path, offset: offset, count: count)
+                Issue.record("sliced \(count) bytes at \(offset)")
+            } catch {
+                #expect(error.kind == .corruption && error.path == path, "\(error)")
+                #expect(error.message.contains("file is 100 bytes, too short"), "\(error)")
+            }
+        }
+        #expect(throws: TSDBError.self) { try files.slice(of: folder.path + "/missing.seg", offset: 0, count: 1) }
+    }
+}

@@ -87,6 +87,8 @@ public final class Compactor {
     var syncer = BackgroundSyncer()
     /// The one file this run writes its segments into (``SegmentPack``).
     var pack: SegmentPack?
+    /// The published files whose segments this run reads, each mapped once.
+    var storedFiles = MappedFiles()
     /// Segments being written on other threads (a full rebuild's day files, an incremental run's
     /// months), and their keys.
     var writes: SegmentWrites?
@@ -139,7 +141,7 @@ public final class Compactor {
         report.generation = generation
         let pack = SegmentPack(storeDirectory: layout.storeDirectory, generation: generation)
         self.pack = pack
-        defer { self.pack = nil }
+        defer { (self.pack, storedFiles) = (nil, MappedFiles()) }
         var rebuildMonths = options.rebuildMonths
         let listing = try pendingListing.finish()
         // Also what lets this run write: what a crashed one left is gone.

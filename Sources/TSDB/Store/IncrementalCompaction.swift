@@ -192,19 +192,17 @@ extension Compactor {
     /// every segment of a month the run writes goes into its file, so an older run's file is left
     /// holding no segment of that month (its replaced bytes go with it: manifest-v4.md, Files).
     func moveIntoPack(_ segment: Manifest.SegmentEntry) throws(TSDBError) -> Manifest.SegmentEntry {
-        let path = layout.storeDirectory + "/" + segment.path
-        let file = try MappedFile(path: path, offset: segment.offset, count: segment.size)
-        let bytes = file.withBytes { Array($0) }
-        let crc = CRC32C.checksum(bytes)
+        let file = try segment.bytes(in: layout.storeDirectory, files: &storedFiles)
+        let crc = file.withBytes { CRC32C.checksum($0) }
         guard crc == segment.crc else {
             DamageLog.record(layout, segment: segment.path)
             throw TSDBError.corrupt(
-                "segment CRC is \(hex32(crc)), the manifest says \(hex32(segment.crc))", path: path,
+                "segment CRC is \(hex32(crc)), the manifest says \(hex32(segment.crc))", path: file.path,
                 offset: segment.offset)
         }
         var moved = segment
         moved.path = pack!.relativePath
-        moved.offset = try pack!.append(bytes)
+        moved.offset = try file.withBytes { (bytes) throws(TSDBError) in try pack!.append(bytes) }
         return moved
     }
 
@@ -230,7 +228,7 @@ extension Compactor {
     /// the blocks before the new samples stay as stored (``SegmentPrefix``), the rest join the
     /// pending samples to be written again.
     func extendStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
-        let reader = try entry.reader(in: layout.storeDirectory)
+        let reader = try SegmentReader(file: entry.bytes(in: layout.storeDirectory, files: &storedFiles))
         let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
         let newStart = pending[key]?.lazy.map(\.start).min() ?? .max
         let kept = reader.blocksKept(whenAddingFrom: newStart)
@@ -244,7 +242,7 @@ extension Compactor {
 
     /// Adds a stored segment's samples to the pending buffers.
     func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
-        let reader = try entry.reader(in: layout.storeDirectory)
+        let reader = try SegmentReader(file: entry.bytes(in: layout.storeDirectory, files: &storedFiles))
         try loadStored(reader, MonthKey(type: strings.intern(entry.type), month: entry.monthIndex))
     }
 

@@ -215,4 +215,9 @@ extension Manifest.SegmentEntry {
     {
         try SegmentReader(path: storeDirectory + "/" + path, offset: offset, count: size, onDamage: onDamage)
     }
+
+    /// This segment's bytes in `files` (its file mapped there once for all its segments).
+    func bytes(in storeDirectory: String, files: inout MappedFiles) throws(TSDBError) -> MappedFile {
+        try files.slice(of: storeDirectory + "/" + path, offset: offset, count: size)
+    }
 }

@@ -34,6 +34,11 @@ final class SegmentPack: Sendable {
 
     /// Writes `bytes` at the next aligned offset, and returns that offset.
     func append(_ bytes: [UInt8]) throws(TSDBError) -> Int {
+        try bytes.withUnsafeBytes { b in Result { () throws(TSDBError) in try append(b) } }.get()
+    }
+
+    /// Writes `bytes` at the next aligned offset, and returns that offset.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(TSDBError) -> Int {
         let placed = try state.withLock { (s) throws(TSDBError) -> (fd: Int32, offset: Int) in
             if let failed = s.failed { throw failed }
             if s.fd < 0 {

@@ -203,13 +203,19 @@ package enum FileSystem {
     /// Writes all of `bytes` to the open file `fd`: where it stands (`write`), or at `offset`
     /// (`pwrite`: threads writing apart in one file at once, ``SegmentPack``).
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, path: String) throws(TSDBError) {
+        try bytes.withUnsafeBytes { b in Result { () throws(TSDBError) in try writeAll(fd, b, at: offset, path: path) }
+        }
+        .get()
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil, path: String)
+        throws(TSDBError)
+    {
         try FaultInjection.fail(.write, path)
         var written = 0
         while written < bytes.count {
-            let n = bytes.withUnsafeBytes { all in
-                let (rest, count) = (all.baseAddress! + written, all.count - written)
-                return offset.map { pwrite(fd, rest, count, off_t($0 + written)) } ?? write(fd, rest, count)
-            }
+            let (rest, count) = (bytes.baseAddress! + written, bytes.count - written)
+            let n = offset.map { pwrite(fd, rest, count, off_t($0 + written)) } ?? write(fd, rest, count)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw MappedFile.ioError("cannot write", path)

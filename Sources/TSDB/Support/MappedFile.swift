@@ -16,8 +16,11 @@ package final class MappedFile: @unchecked Sendable {
     package let offset: Int
     package let count: Int
     private let base: UnsafeRawPointer?
-    /// The mapping itself: from the page holding `offset`, so `base` may lie past its start.
+    /// The mapping itself: from the page holding `offset`, so `base` may lie past its start. Nil
+    /// for a copy, and for a slice, whose bytes lie in `whole`'s mapping.
     private let mapping: (start: UnsafeMutableRawPointer, length: Int)?
+    /// The mapped file a slice is part of, kept mapped while the slice lives.
+    private let whole: MappedFile?
 
     package convenience init(path: String) throws(TSDBError) {
         try self.init(path: path, range: nil)
@@ -45,6 +48,7 @@ package final class MappedFile: @unchecked Sendable {
                 "file is \(size) bytes, too short for \(count) bytes at offset \(offset)", path: path)
         }
         (self.offset, self.count) = (offset, count)
+        whole = nil
         if count == 0 {
             (base, mapping) = (nil, nil)
             return
@@ -62,16 +66,36 @@ package final class MappedFile: @unchecked Sendable {
         self.path = path
         offset = 0
         count = bytes.count
-        mapping = nil
+        (mapping, whole) = (nil, nil)
         let copy = UnsafeMutableRawPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
         if let source = bytes.baseAddress { copy.copyMemory(from: source, byteCount: bytes.count) }
         base = UnsafeRawPointer(copy)
     }
 
+    /// The `count` bytes at `offset` of `whole`, a mapping of a whole file, sharing its mapping: a
+    /// compaction or a query that reads several segments of one file maps the file once (one new
+    /// day into a year opened 18 of them, each an open, a mapping and its page faults).
+    private init(slicing whole: MappedFile, offset: Int, count: Int) {
+        (path, self.offset, self.count) = (whole.path, offset, count)
+        (mapping, self.whole) = (nil, whole)
+        base = count == 0 ? nil : whole.base.map { $0 + offset }
+    }
+
+    /// The `count` bytes at `offset` of this whole file (as ``init(path:offset:count:)`` would map
+    /// them), sharing this mapping; a file too short for them is damage.
+    package func slice(offset: Int, count: Int) throws(TSDBError) -> MappedFile {
+        precondition(self.offset == 0 && whole == nil, "a slice is taken of a whole file's mapping")
+        guard offset >= 0, count >= 0, offset <= self.count, count <= self.count - offset else {
+            throw TSDBError.corrupt(
+                "file is \(self.count) bytes, too short for \(count) bytes at offset \(offset)", path: path)
+        }
+        return MappedFile(slicing: self, offset: offset, count: count)
+    }
+
     deinit {
         if let mapping {
             munmap(mapping.start, mapping.length)
-        } else if let base {
+        } else if whole == nil, let base {
             UnsafeMutableRawPointer(mutating: base).deallocate()
         }
     }
@@ -85,7 +109,7 @@ package final class MappedFile: @unchecked Sendable {
 
     /// Lets the kernel drop the mapped pages before `position` (a pointer into this file's bytes)
     /// from memory, once a scan has read them: they are read from the file again if touched. Does
-    /// nothing for a file read into memory rather than mapped.
+    /// nothing for a file read into memory rather than mapped, or for a slice.
     package func releasePages(before position: UnsafeRawPointer) {
         guard let mapping else { return }
         let start = UnsafeRawPointer(mapping.start)
@@ -119,5 +143,26 @@ package final class MappedFile: @unchecked Sendable {
     static func ioError(_ what: String, _ path: String) -> TSDBError {
         let code = errno
         return TSDBError.io("\(what) file: \(String(cString: strerror(code)))", path: path, errno: code)
+    }
+}
+
+/// Whole files mapped once each for the slices taken of them (the segments of a pack file,
+/// manifest-v4.md §1). A list searched in order rather than a dictionary: a store has a few
+/// files, and a dictionary keyed by `String` has its storage made at run time, by a search
+/// through the program's conformances, on a query's start-up path.
+package struct MappedFiles {
+    private var files: [MappedFile] = []
+
+    package init() {}
+
+    /// The `count` bytes at `offset` of the file at `path`, mapping the file the first time.
+    package mutating func slice(of path: String, offset: Int, count: Int) throws(TSDBError) -> MappedFile {
+        let length = path.utf8.count
+        if let file = files.first(where: { $0.path.utf8.count == length && $0.path == path }) {
+            return try file.slice(offset: offset, count: count)
+        }
+        let file = try MappedFile(path: path)
+        files.append(file)
+        return try file.slice(offset: offset, count: count)
     }
 }
