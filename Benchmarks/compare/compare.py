@@ -409,7 +409,8 @@ def report(results, limits, machine):
     lines = [f"Run {machine['date']} on {machine['cpus']} cores ({machine['cpu']}), {machine['os']}; "
              f"DuckDB {machine['duckdb']}, SQLite {machine['sqlite']}; tsdb release build as run.sh makes it "
              "(`.ci/setup fast`: Swift runtime, libstdc++, libgcc, zstd, lz4 and zlib linked in, no PIE, "
-             "no dynamic symbols exported, generic metadata through direct accessors).", "",
+             "no dynamic symbols exported, generic metadata through direct accessors, the short commands' "
+             "functions placed together).", "",
              "How each system ran: " + PEER_CONFIGURATIONS, ""]
     for r in results:
         mbps = lambda s: r["json_bytes"] / s / 1e6
