@@ -106,20 +106,13 @@ import Testing
                         atPath: folder.path + "/" + folderPath
                             + String(format: "%04d-%02d-29.json", year, month == 2 ? 3 : month),
                         withIntermediateDirectories: true)
-                case 3:
-                    folder.write("outside", to: "elsewhere.json")
-                    try? fm.removeItem(
-                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month))
-                    try fm.createSymbolicLink(
-                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month),
-                        withDestinationPath: folder.path + "/elsewhere.json")
-                case 4:
-                    folder.write("inside, longer", to: "raw/kept.txt")
-                    try? fm.removeItem(
-                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month))
-                    try fm.createSymbolicLink(
-                        atPath: folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month),
-                        withDestinationPath: folder.path + "/raw/kept.txt")
+                case 3, 4:
+                    // A link in place of the 28th's file, to a file outside raw/ or inside it.
+                    let target = Bool.random(using: &rng) ? "elsewhere.json" : "raw/kept.txt"
+                    folder.write("target of a link", to: target)
+                    let link = folder.path + "/" + folderPath + String(format: "%04d-%02d-28.json", year, month)
+                    try? fm.removeItem(atPath: link)
+                    try fm.createSymbolicLink(atPath: link, withDestinationPath: folder.path + "/" + target)
                 case 5: folder.write("x", to: String(format: "raw/%04d/%d/x.json", year, month))
                 default: break
                 }
