@@ -28,4 +28,16 @@ import Testing
         let eight = buffers.take(for: 8)
         #expect(eight.isEmpty && eight.capacity >= 300 && eight.capacity < room)
     }
+
+    /// Without a spent array, a type's month starts with the room asked for (a day's samples times
+    /// a month's days), not grown from nothing; a spent array is given whatever is asked.
+    @Test func aFreshArrayHasTheRoomExpected() {
+        let buffers = SampleBuffers()
+        let fresh = buffers.take(for: 3, expecting: 31 * 1_300)
+        #expect(fresh.isEmpty && fresh.capacity >= 31 * 1_300)
+        var spent = samples(100)
+        let room = spent.capacity
+        buffers.give(&spent, for: 3)
+        #expect(buffers.take(for: 3, expecting: 50_000).capacity == room)
+    }
 }

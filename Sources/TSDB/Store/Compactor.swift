@@ -96,6 +96,7 @@ public final class Compactor {
     /// Segments written on other threads at once, at most: a month of every type (18 in a
     /// watch's year) and the next month's first, about two months of samples in memory.
     static let segmentsInFlight = 32
+    static let daysInLongestMonth = 31
     /// While an export streams in, samples of a written (type, month) join it again (see
     /// ExportCompaction.swift) instead of waiting as late samples.
     var mergingExport = false
@@ -442,8 +443,11 @@ public final class Compactor {
         if (written[key] != nil || submitted.contains(key)) && !mergingExport {
             late[key, default: []] += samples
         } else {
-            // A new month starts in its type's last written array (the default is made only then).
-            pending[key, default: sampleBuffers.take(for: key.type)] += samples
+            // A new month starts in its type's last written array (the default is made only then),
+            // or in one with room for a month of days like this one.
+            pending[
+                key, default: sampleBuffers.take(for: key.type, expecting: samples.count * Self.daysInLongestMonth)] +=
+                samples
         }
     }
 

@@ -122,9 +122,15 @@ final class SegmentWrites: Sendable {
 final class SampleBuffers: Sendable {
     private let spare = Locked<[Int32: [PackedSample]]>([:])
 
-    /// An empty array for `type`'s next month, with the room of its last one if any.
-    func take(for type: Int32) -> [PackedSample] {
-        spare.withLock { $0.removeValue(forKey: type) } ?? []
+    /// An empty array for `type`'s next month, with the room of its last one if any, else with room
+    /// for `expected` samples: grown by doubling from a day's samples, a type's first months wrote
+    /// each sample into about two arrays' fresh pages, and a fresh page costs a fault (~1.5 us
+    /// here). Room never written to is never faulted in.
+    func take(for type: Int32, expecting expected: Int = 0) -> [PackedSample] {
+        if let spent = spare.withLock({ $0.removeValue(forKey: type) }) { return spent }
+        var fresh: [PackedSample] = []
+        fresh.reserveCapacity(expected)
+        return fresh
     }
 
     /// Keeps `samples`' memory for `type` (emptied, and only the largest one per type).
