@@ -93,6 +93,30 @@ import Testing
         }
     }
 
+    /// A file that grew after it was mapped (a compaction's own pack, read back while it writes
+    /// more) is mapped again for a range past the old end; earlier slices keep their bytes.
+    @Test func aFileThatGrewIsMappedAgain() throws {
+        let folder = TemporaryFolder("mapped-slices-grown")
+        defer { folder.cleanup() }
+        let path = folder.path + "/pack.seg"
+        let first = (0..<5_000).map { UInt8(truncatingIfNeeded: $0) }
+        let more = (0..<7_000).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
+        folder.write(bytes: first, to: "pack.seg")
+        var files = MappedFiles()
+        let early = try files.slice(of: path, offset: 100, count: 4_900)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(more))
+        try handle.close()
+        let late = try files.slice(of: path, offset: 4_990, count: 7_010)
+        let lateBytes = late.withBytes { Array($0) }
+        let earlyBytes = early.withBytes { Array($0) }
+        // Compared outside #expect, which would print the arrays on failure.
+        let same = lateBytes == Array((first + more)[4_990...]) && earlyBytes == Array(first[100...])
+        #expect(same)
+        #expect(throws: TSDBError.self) { try files.slice(of: path, offset: 11_000, count: 1_001) }
+    }
+
     @Test func aRangePastTheEndIsDamageNamingTheFile() throws {
         let folder = TemporaryFolder("mapped-slices-short")
         defer { folder.cleanup() }

@@ -155,11 +155,19 @@ package struct MappedFiles {
 
     package init() {}
 
-    /// The `count` bytes at `offset` of the file at `path`, mapping the file the first time.
+    /// The `count` bytes at `offset` of the file at `path`, mapping the file the first time, and
+    /// again if the range lies past the end of its mapping: a file may have grown since (a
+    /// compaction's own pack, whose segments an export streaming in reads back as it writes more).
+    /// Slices already taken keep the mapping they were taken from.
     package mutating func slice(of path: String, offset: Int, count: Int) throws(TSDBError) -> MappedFile {
         let length = path.utf8.count
-        if let file = files.first(where: { $0.path.utf8.count == length && $0.path == path }) {
-            return try file.slice(offset: offset, count: count)
+        if let i = files.firstIndex(where: { $0.path.utf8.count == length && $0.path == path }) {
+            let mapped = files[i].count
+            if offset >= 0, count >= 0, offset <= mapped, count <= mapped - offset {
+                return try files[i].slice(offset: offset, count: count)
+            }
+            files[i] = try MappedFile(path: path)
+            return try files[i].slice(offset: offset, count: count)
         }
         let file = try MappedFile(path: path)
         files.append(file)
