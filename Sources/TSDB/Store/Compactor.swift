@@ -87,7 +87,8 @@ public final class Compactor {
     var syncer = BackgroundSyncer()
     /// The one file this run writes its segments into (``SegmentPack``).
     var pack: SegmentPack?
-    /// The published files whose segments this run reads, each mapped once.
+    /// The files whose segments this run reads back (the published ones, and its own pack while an
+    /// export streams in), each mapped once, and again if it has grown.
     var storedFiles = MappedFiles()
     /// Segments being written on other threads (a full rebuild's day files, an incremental run's
     /// months), and their keys.
@@ -449,9 +450,8 @@ public final class Compactor {
         } else {
             // A new month starts in its type's last written array (the default is made only then),
             // or in one with room for a month of days like this one.
-            pending[
-                key, default: sampleBuffers.take(for: key.type, expecting: samples.count * Self.daysInLongestMonth)] +=
-                samples
+            let monthOfDays = samples.count * Self.daysInLongestMonth
+            pending[key, default: sampleBuffers.take(for: key.type, expecting: monthOfDays)] += samples
         }
     }
 

@@ -43,9 +43,8 @@ package final class MappedFile: @unchecked Sendable {
     {
         self.path = path
         let (offset, count) = range ?? (0, size)
-        guard offset >= 0, count >= 0, offset <= size, count <= size - offset else {
-            throw TSDBError.corrupt(
-                "file is \(size) bytes, too short for \(count) bytes at offset \(offset)", path: path)
+        guard Self.holds(size, offset: offset, count: count) else {
+            throw Self.tooShort(size, offset: offset, count: count, path: path)
         }
         (self.offset, self.count) = (offset, count)
         whole = nil
@@ -73,8 +72,8 @@ package final class MappedFile: @unchecked Sendable {
     }
 
     /// The `count` bytes at `offset` of `whole`, a mapping of a whole file, sharing its mapping: a
-    /// compaction or a query that reads several segments of one file maps the file once (one new
-    /// day into a year opened 18 of them, each an open, a mapping and its page faults).
+    /// compaction that reads several segments of one file maps the file once (one new day into a
+    /// year opened 18 of them, each an open, a mapping and its page faults).
     private init(slicing whole: MappedFile, offset: Int, count: Int) {
         (path, self.offset, self.count) = (whole.path, offset, count)
         (mapping, self.whole) = (nil, whole)
@@ -85,11 +84,20 @@ package final class MappedFile: @unchecked Sendable {
     /// them), sharing this mapping; a file too short for them is damage.
     package func slice(offset: Int, count: Int) throws(TSDBError) -> MappedFile {
         precondition(self.offset == 0 && whole == nil, "a slice is taken of a whole file's mapping")
-        guard offset >= 0, count >= 0, offset <= self.count, count <= self.count - offset else {
-            throw TSDBError.corrupt(
-                "file is \(self.count) bytes, too short for \(count) bytes at offset \(offset)", path: path)
+        guard Self.holds(self.count, offset: offset, count: count) else {
+            throw Self.tooShort(self.count, offset: offset, count: count, path: path)
         }
         return MappedFile(slicing: self, offset: offset, count: count)
+    }
+
+    /// Whether a file of `size` bytes has `count` bytes at `offset`.
+    static func holds(_ size: Int, offset: Int, count: Int) -> Bool {
+        offset >= 0 && count >= 0 && offset <= size && count <= size - offset
+    }
+
+    /// A file too short for the range a manifest or an index gives: damage.
+    static func tooShort(_ size: Int, offset: Int, count: Int, path: String) -> TSDBError {
+        TSDBError.corrupt("file is \(size) bytes, too short for \(count) bytes at offset \(offset)", path: path)
     }
 
     deinit {
@@ -162,8 +170,7 @@ package struct MappedFiles {
     package mutating func slice(of path: String, offset: Int, count: Int) throws(TSDBError) -> MappedFile {
         let length = path.utf8.count
         if let i = files.firstIndex(where: { $0.path.utf8.count == length && $0.path == path }) {
-            let mapped = files[i].count
-            if offset >= 0, count >= 0, offset <= mapped, count <= mapped - offset {
+            if MappedFile.holds(files[i].count, offset: offset, count: count) {
                 return try files[i].slice(offset: offset, count: count)
             }
             files[i] = try MappedFile(path: path)
