@@ -99,18 +99,36 @@ import Testing
         }
     }
 
-    @Test func theRestsExtremesAreItsOwnWhenTheFewerHoldOneOfTheWholes() throws {
-        // The fewer side holds the lowest value, so the rest's extremes are found from its values:
-        // a whole's maximum that no value reaches is not taken for the rest's.
+    @Test func anExtremeTheFewerHoldIsSoughtInTheRest() throws {
+        // The fewer side holds the lowest value, the highest or both (first or last in the column),
+        // so the rest's are found from its values; the other extreme is the whole's.
         let middle = (1..<199).map { Int64(60 + $0 % 37) }
-        for (values, split) in [([40] + middle + [70], 10), ([70] + middle + [40], 190)] {
-            try Self.located(Self.column(values), count: 200) { column in
-                var whole = Self.totals(values[...])
-                whole.maximum += 5
-                let sides = column.totals(split: split, whole: whole)
-                #expect(
-                    sides?.before == Self.totals(values[..<split]) && sides?.after == Self.totals(values[split...]))
+        let ends: [(Int64, Int64)] = [(40, 70), (130, 70), (40, 130)]
+        for (low, high) in ends {
+            for (values, split) in [([low, high] + middle, 10), (middle + [high, low], 190)] {
+                try Self.located(Self.column(values), count: 200) { column in
+                    let sides = column.totals(split: split, whole: Self.totals(values[...]))
+                    #expect(
+                        sides?.before == Self.totals(values[..<split])
+                            && sides?.after == Self.totals(values[split...]), "\(low) \(high) split \(split)")
+                }
             }
+        }
+    }
+
+    @Test func theRestsSearchEndsAtAValueEqualToTheWholesExtreme() throws {
+        // The whole's lowest value, 40, is in the fewer side and again early in the rest: nothing
+        // lies below it, so the search stops there. An entry claiming 40 over a block that holds 35
+        // shows where it stopped (the entry is trusted, as for a rest that holds both extremes).
+        // Steps of one, so the column is delta-coded (§5.1).
+        let wave = (0..<40).map { Int64($0 % 2) }
+        let down = (40...60).reversed().map { Int64($0) } + wave.map { 40 + $0 } + (35...39).reversed().map(Int64.init)
+        let values = (40...60).map(Int64.init) + wave.map { 60 + $0 } + down + (36...70).map(Int64.init)
+        try Self.located(Self.column(values), count: values.count) { column in
+            var whole = Self.totals(values[...])
+            whole.minimum = 40
+            let after = column.totals(split: 10, whole: whole)?.after
+            #expect(after?.minimum == 40 && after?.maximum == 70 && after?.count == values.count - 10)
         }
     }
 

@@ -41,6 +41,8 @@ struct ByteReader {
     }
 
     var remaining: Int { buffer.count - position }
+    /// The buffer's first byte, where a read of no bytes points; only for a buffer read from (not empty).
+    var start: UnsafeRawPointer { UnsafeRawPointer(buffer.baseAddress!) }
     var isAtEnd: Bool { position == buffer.count }
     var fileOffset: Int { baseOffset + position }
 
