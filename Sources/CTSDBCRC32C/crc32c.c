@@ -6,15 +6,47 @@
 
 #include <cpuid.h>
 
-__attribute__((target("sse4.2"))) static uint32_t extend(uint32_t state, const unsigned char *p, size_t n) {
-    uint64_t crc = state;
+#include "crc32c_zeros.h"
+
+// The instruction takes 3 cycles and can start every cycle: one chain over the bytes uses a third
+// of it. Three chains over three neighbouring 128-byte runs are joined by advancing the first
+// register past the second run (crc32c_zeros.h) and XORing, and so on; a block's ~1.4 KB are checked
+// in ~60% of the time (in C here: 490 KB of such blocks out of cache, 47.8 -> 29.3 us).
+#define STREAM 128
+
+__attribute__((target("sse4.2"))) static uint64_t words(uint64_t crc, const unsigned char *p, size_t n) {
     for (; n >= 8; p += 8, n -= 8) {
         uint64_t word;
         memcpy(&word, p, 8);  // unaligned load; the instruction takes little-endian words
         crc = __builtin_ia32_crc32di(crc, word);
     }
+    return crc;
+}
+
+static inline uint32_t past_stream(uint32_t crc) {
+    return crc32c_zeros128[0][crc & 0xff] ^ crc32c_zeros128[1][(crc >> 8) & 0xff] ^
+           crc32c_zeros128[2][(crc >> 16) & 0xff] ^ crc32c_zeros128[3][crc >> 24];
+}
+
+__attribute__((target("sse4.2"))) static uint32_t extend(uint32_t state, const unsigned char *p, size_t n) {
+    uint64_t crc = state;
+    for (; n >= 3 * STREAM; p += 3 * STREAM, n -= 3 * STREAM) {
+        uint64_t second = 0, third = 0;
+        for (size_t i = 0; i < STREAM; i += 8) {
+            uint64_t a, b, c;
+            memcpy(&a, p + i, 8);
+            memcpy(&b, p + STREAM + i, 8);
+            memcpy(&c, p + 2 * STREAM + i, 8);
+            crc = __builtin_ia32_crc32di(crc, a);
+            second = __builtin_ia32_crc32di(second, b);
+            third = __builtin_ia32_crc32di(third, c);
+        }
+        crc = past_stream((uint32_t)crc) ^ (uint32_t)second;
+        crc = past_stream((uint32_t)crc) ^ (uint32_t)third;
+    }
+    crc = words(crc, p, n);
     uint32_t c = (uint32_t)crc;
-    for (; n > 0; p++, n--) c = __builtin_ia32_crc32qi(c, *p);
+    for (p += n & ~(size_t)7, n &= 7; n > 0; p++, n--) c = __builtin_ia32_crc32qi(c, *p);
     return c;
 }
 
