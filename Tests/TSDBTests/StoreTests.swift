@@ -583,3 +583,31 @@ import Testing
         }
     }
 }
+
+/// A query maps each pack file once and reads its segments as slices of that mapping: a mapping is
+/// a system call, and a year of one type is 12–13 segments in a few files.
+@Suite struct SegmentMappingTests {
+    /// Lines of /proc/self/maps that map a pack file under `folder`.
+    static func packMappings(under folder: String) throws -> [Substring] {
+        // Read to the end: procfs files report a size of 0.
+        let maps = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd() ?? Data()
+        return String(decoding: maps, as: UTF8.self).split(separator: "\n").filter {
+            $0.contains(folder + "/") && $0.contains("/segments/pack.")
+        }
+    }
+
+    @Test func aQueryMapsEachPackFileOnce() throws {
+        let folder = TemporaryFolder("mappings")
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 70, seed: 5)  // March to May: three months of heart rate
+        let layout = StoreLayout(appleHealthDirectory: folder.path)
+        _ = try Compactor(layout: layout).run()
+        let store = try Store(layout: layout)
+        let segments = try store.segments(of: "HKQuantityTypeIdentifierHeartRate")
+        let packs = Set(try Manifest.read(at: layout.manifestPath).segments.map(\.path))
+        let mapped = try Self.packMappings(under: folder.path)
+        #expect(segments.count >= 3 && packs.count == 1)
+        #expect(mapped.count == packs.count, "\(mapped)")
+        withExtendedLifetime(segments) {}
+    }
+}

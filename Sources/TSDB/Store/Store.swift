@@ -177,11 +177,12 @@ public final class Store: Sendable {
                 }
                 var out: [SegmentReader] = []
                 var opened: [(index: Int, reader: SegmentReader)] = []
+                var files = MappedFiles()
                 for (index, entry, open) in wanted {
                     if let open {
                         out.append(open)
                     } else {
-                        let reader = try openSegment(entry)
+                        let reader = try openSegment(entry, files: &files)
                         opened.append((index, reader))
                         out.append(reader)
                     }
@@ -204,11 +205,17 @@ public final class Store: Sendable {
         }
     }
 
-    private func openSegment(_ entry: Manifest.SegmentEntry) throws(TSDBError) -> SegmentReader {
+    /// Segment `entry`, its bytes a slice of its pack file mapped once in `files` for all the
+    /// segments opened with it: a mapping is a system call (~2 us here, measured in C) and the
+    /// year's heart rate is 13 segments in 3 files.
+    private func openSegment(_ entry: Manifest.SegmentEntry, files: inout MappedFiles) throws(TSDBError)
+        -> SegmentReader
+    {
         let reader: SegmentReader
         let (layout, relative) = (self.layout, entry.path)
         do {
-            reader = try entry.reader(in: layout.storeDirectory) { DamageLog.record(layout, segment: relative) }
+            let bytes = try entry.bytes(in: layout.storeDirectory, files: &files)
+            reader = try SegmentReader(file: bytes) { DamageLog.record(layout, segment: relative) }
         } catch  where error.kind == .corruption || error.kind == .unsupportedVersion {
             DamageLog.record(layout, segment: entry.path)
             throw error
