@@ -70,6 +70,32 @@ import Testing
         }
     }
 
+    /// Deltas followed over a run (a sum of packed numbers, eight at a time for widths to 8) equal
+    /// their one-by-one sum, for every width to 16 and every range of a run of 128.
+    @Test func followedDeltasEqualTheirSumAtEveryWidth() {
+        var rng = SplitMix64(seed: 17)
+        for width in 0...16 {
+            let numbers = (0..<128).map { _ in width == 0 ? 0 : rng.next() & ((1 << UInt64(width)) - 1) }
+            // The bit stream of §5.1, and the slack a reader may load past it.
+            var bytes = [UInt8](repeating: 0, count: (128 * width + 7) / 8 + IntColumn.readSlack)
+            for (i, n) in numbers.enumerated() {
+                for b in 0..<width where n >> UInt64(b) & 1 == 1 {
+                    bytes[(i * width + b) / 8] |= 1 << ((i * width + b) % 8)
+                }
+            }
+            let reference = Int64.random(in: -1000...1000, using: &rng)
+            bytes.withUnsafeBytes { buffer in
+                let run = PackedRun(reference: reference, width: width, bytes: buffer.baseAddress!, count: 128)
+                for low in 0...40 {
+                    for high in [low, low + 1, low + 7, low + 8, low + 9, low + 23, low + 64, 128] where high <= 128 {
+                        let expected = numbers[low..<high].reduce(Int64(5)) { $0 &+ reference &+ Int64($1) }
+                        #expect(run.followed(low..<high, from: 5) == expected, "width \(width), \(low)..<\(high)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test(arguments: [2, 3, 9, 129, 300, 1000])
     func totalsEitherSideEqualBruteForce(n: Int) throws {
         var rng = SplitMix64(seed: UInt64(n) &* 7)

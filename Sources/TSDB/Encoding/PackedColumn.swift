@@ -440,11 +440,63 @@ extension PackedRun {
         (running, totals) = (adder.running, adder.totals)
     }
 
-    /// `running` plus the deltas `reference + p` of numbers `range`.
+    /// `running` plus the deltas `reference + p` of numbers `range`: the references times their
+    /// count, and the packed numbers summed eight at a time for widths to 8 (``packedSum``).
     func followed(_ range: Range<Int>, from running: Int64) -> Int64 {
-        var follower = DeltaFollower(running: running)
-        visit(range, &follower)
-        return follower.running
+        let total = running &+ Int64(range.count) &* reference
+        switch width {
+        case 0: return total
+        case 1: return total &+ packedSum(range, IntColumn.Width<1>.self)
+        case 2: return total &+ packedSum(range, IntColumn.Width<2>.self)
+        case 3: return total &+ packedSum(range, IntColumn.Width<3>.self)
+        case 4: return total &+ packedSum(range, IntColumn.Width<4>.self)
+        case 5: return total &+ packedSum(range, IntColumn.Width<5>.self)
+        case 6: return total &+ packedSum(range, IntColumn.Width<6>.self)
+        case 7: return total &+ packedSum(range, IntColumn.Width<7>.self)
+        case 8: return total &+ packedSum(range, IntColumn.Width<8>.self)
+        default:
+            var follower = DeltaFollower(running: running)
+            visit(range, &follower)
+            return follower.running
+        }
+    }
+
+    /// The sum of packed numbers `range` of `w` bits. Eight of them fill `w` bytes, read as one
+    /// word and folded in three steps: neighbours added into four sums of `2w` bits, those into
+    /// two of `4w`, those into one (~13 instructions for eight numbers, where taking them one by
+    /// one was ~4 each: a block's values followed to a later bucket's edge, as Asia/Kathmandu days
+    /// need, were 12% of the year's daily aggregate).
+    @inline(__always)
+    private func packedSum<let w: Int>(_ range: Range<Int>, _: IntColumn.Width<w>.Type) -> Int64 {
+        @inline(__always) func ones(_ bits: Int) -> UInt64 { bits >= 64 ? ~0 : (1 << UInt64(bits)) &- 1 }
+        let mask = ones(w)
+        @inline(__always) func number(_ i: Int) -> UInt64 {
+            let bit = i &* w
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bit >> 3, as: UInt64.self))
+            return word >> UInt64(bit & 7) & mask
+        }
+        var (sum, i, end): (UInt64, Int, Int) = (0, range.lowerBound, range.upperBound)
+        while i < end && i & 7 != 0 {
+            sum &+= number(i)
+            i &+= 1
+        }
+        let group = ones(8 * w)
+        let pairs = mask | mask << UInt64(2 * w) | mask << UInt64(4 * w) | mask << UInt64(6 * w)
+        let quads = ones(2 * w) | ones(2 * w) << UInt64(4 * w)
+        var at = bytes + (i >> 3) &* w
+        while i &+ 8 <= end {
+            let x = UInt64(littleEndian: at.loadUnaligned(as: UInt64.self)) & group
+            let two = (x & pairs) &+ (x >> UInt64(w) & pairs)
+            let four = (two & quads) &+ (two >> UInt64(2 * w) & quads)
+            sum &+= (four & ones(4 * w)) &+ (four >> UInt64(4 * w))
+            at += w
+            i &+= 8
+        }
+        while i < end {
+            sum &+= number(i)
+            i &+= 1
+        }
+        return Int64(bitPattern: sum)
     }
 
     /// Heart rate's values and deltas take 1–16 bits: each width gets its own copy of the loop, where
