@@ -132,6 +132,27 @@ import Testing
         #expect(try Self.listed(raw, parallel: false) == expected)
     }
 
+    /// Each file's path is its folder's (shared) and its relative path; an export's is in
+    /// `exports/`, not `raw/../exports/`.
+    @Test func pathsAreTheFilesOwn() throws {
+        let folder = TemporaryFolder("discovery-paths")
+        defer { folder.cleanup() }
+        folder.write("{}", to: "raw/2025/03/2025-03-02.json")
+        folder.write("{}", to: "raw/2025/02/2025-02-28.json")
+        folder.write("zip", to: "exports/export-2025-03-05.zip")
+        let listing = try RawFileDiscovery.find(StoreLayout(appleHealthDirectory: folder.path))
+        #expect(
+            listing.files.map(\.relativePath) == [
+                RawFile.exportPrefix + "export-2025-03-05.zip", "2025/02/2025-02-28.json", "2025/03/2025-03-02.json",
+            ])
+        #expect(
+            listing.files.map(\.absolutePath) == [
+                folder.path + "/exports/export-2025-03-05.zip", folder.path + "/raw/2025/02/2025-02-28.json",
+                folder.path + "/raw/2025/03/2025-03-02.json",
+            ])
+        #expect(listing.files.allSatisfy { FileManager.default.fileExists(atPath: $0.absolutePath) })
+    }
+
     /// Months enough for the other thread: its half's files, skips and ignored names all arrive.
     @Test func bothHalvesOfTheMonthsAreListed() throws {
         let folder = TemporaryFolder("discovery-halves")
