@@ -159,12 +159,13 @@ func summary(_ r: CompactionReport, _ layout: StoreLayout) -> String {
         formatBytes(r.segmentBytes) + (replaced ? " (\(formatBytes(r.fileBytes)) of files)" : ""),
         fixed(bytesPerSample, 2) + " bytes/sample",
     ]
-    let store = [
-        "  store:     " + counts.joined(separator: ", "),
-        "  skipped:   " + plural(r.skipped.count, "file") + (r.skipped.isEmpty ? "" : " (see above)"),
-        "  location:  \(layout.storeDirectory) (generation \(r.generation))",
-        "  memory:    " + memory,
-    ].joined(separator: "\n")
+    let store = joining(
+        [
+            "  store:     " + joining(counts, ", "),
+            "  skipped:   " + plural(r.skipped.count, "file") + (r.skipped.isEmpty ? "" : " (see above)"),
+            "  location:  \(layout.storeDirectory) (generation \(r.generation))",
+            "  memory:    " + memory,
+        ], "\n")
     let milliseconds = fixed(r.elapsedSeconds * 1000, 1)
     if r.upToDate {
         let export = r.exportsUnchanged > 0 ? " and the Apple Health export" : ""

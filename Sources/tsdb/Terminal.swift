@@ -153,6 +153,18 @@ func fixed(_ v: Double, _ digits: Int) -> String {
     return s
 }
 
+/// `parts` with `separator` between them, as `joined(separator:)` makes them: that generic
+/// function has the runtime build its collection's metadata on first use, 175K instructions of a
+/// compaction that found nothing to do (5.07M in all; callgrind).
+func joining(_ parts: [String], _ separator: String) -> String {
+    var out = ""
+    for (i, part) in parts.enumerated() {
+        if i > 0 { out += separator }
+        out += part
+    }
+    return out
+}
+
 /// "1 sample", "2,400 samples".
 func plural(_ n: Int, _ noun: String) -> String {
     formatCount(n) + " " + (n == 1 ? noun : noun + "s")
