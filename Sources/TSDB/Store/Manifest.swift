@@ -180,11 +180,14 @@ public struct Manifest: Sendable, Equatable {
             }
             guard rawFiles else { return m }
             let nr = try r.count("raw file count", limit: r.remaining / 34)
+            m.rawFiles.reserveCapacity(nr)
             for _ in 0..<nr {
                 var entry = RawFileEntry(
                     path: try r.string("raw path"), size: try r.int("size"), mtimeNanoseconds: try r.i64("mtime"),
                     contentHash: try r.u64("content hash"), sampleCount: try r.int("sample count"), months: [])
                 let nm = try r.count("month count", limit: r.remaining)
+                // Room made once: growing by appends took ~360 instructions an entry (callgrind).
+                entry.months.reserveCapacity(nm)
                 for _ in 0..<nm {
                     let month = try r.varint("month")
                     guard let m32 = Int32(exactly: month) else { throw r.fail("month index \(month) out of range") }
