@@ -261,7 +261,7 @@ import Testing
                 $0.type == "HKQuantityTypeIdentifierHeartRate" && $0.year == 2025 && $0.month == 4
             })
         let path = dir + "/tsdb/" + entry.path
-        let reader = try entry.reader(in: dir + "/tsdb")
+        let reader = try SegmentReader(path: path, offset: entry.offset, count: entry.size)
         #expect(reader.blockCount > 3)
         try flipByte(reader.locations[1].offset + 5, of: entry, in: dir + "/tsdb", mask: 0x20)
         let before = try segmentPaths(dir)

@@ -463,9 +463,9 @@ extension PackedRun {
 
     /// The sum of packed numbers `range` of `w` bits. Eight of them fill `w` bytes, read as one
     /// word and folded in three steps: neighbours added into four sums of `2w` bits, those into
-    /// two of `4w`, those into one (~13 instructions for eight numbers, where taking them one by
-    /// one was ~4 each: a block's values followed to a later bucket's edge, as Asia/Kathmandu days
-    /// need, were 12% of the year's daily aggregate).
+    /// two of `4w`, those into one (~22 instructions for eight numbers with the loop, where taking
+    /// them one by one was ~4 each: a block's values followed to a later bucket's edge, as
+    /// Asia/Kathmandu days need, were 12% of the year's daily query in those days, callgrind).
     @inline(__always)
     private func packedSum<let w: Int>(_ range: Range<Int>, _: IntColumn.Width<w>.Type) -> Int64 {
         @inline(__always) func ones(_ bits: Int) -> UInt64 { bits >= 64 ? ~0 : (1 << UInt64(bits)) &- 1 }

@@ -212,13 +212,6 @@ extension Manifest.SegmentEntry {
     /// The segment's file and offset, one text (segments share files).
     var place: String { path + "@" + String(offset) }
 
-    /// The segment, its bytes mapped from its place in its file under `storeDirectory`.
-    func reader(in storeDirectory: String, onDamage: (@Sendable () -> Void)? = nil) throws(TSDBError)
-        -> SegmentReader
-    {
-        try SegmentReader(path: storeDirectory + "/" + path, offset: offset, count: size, onDamage: onDamage)
-    }
-
     /// This segment's bytes in `files` (its file mapped there once for all its segments).
     func bytes(in storeDirectory: String, files: inout MappedFiles) throws(TSDBError) -> MappedFile {
         try files.slice(of: storeDirectory + "/" + path, offset: offset, count: size)

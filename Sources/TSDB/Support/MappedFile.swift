@@ -72,8 +72,9 @@ package final class MappedFile: @unchecked Sendable {
     }
 
     /// The `count` bytes at `offset` of `whole`, a mapping of a whole file, sharing its mapping: a
-    /// compaction that reads several segments of one file maps the file once (one new day into a
-    /// year opened 18 of them, each an open, a mapping and its page faults).
+    /// compaction or a query that reads several segments of one file maps the file once (one new
+    /// day into a year opened 18 of them, each an open, a mapping and its page faults; the year's
+    /// daily heart rate 13 in 3 files).
     private init(slicing whole: MappedFile, offset: Int, count: Int) {
         (path, self.offset, self.count) = (whole.path, offset, count)
         (mapping, self.whole) = (nil, whole)
