@@ -25,36 +25,28 @@ final class ParseJob: @unchecked Sendable {
     var results: [Result<ParsedDayFile, TSDBError>] { slots.map { $0! } }
 }
 
-/// fsyncs files in the background, up to eight at a time: the device serves flushes side by
-/// side, and ext4 commits fsyncs that wait together in one journal commit (20 new files of
-/// 12 KB: 3.5 ms one at a time, 2.2–2.4 ms two at a time, 1.5–1.6 ms four, 1.3–1.4 ms eight;
-/// `Benchmarks/compare/fsync_batch.c`, when each segment was a file). A compaction now syncs
-/// three side by side: its segments' file, their folder and the new manifest. One syncfs took
-/// 0.6 ms, but it also waits for every other dirty file of the file system (a download in
-/// progress), so it is not used. ``finish()`` waits for all and reports the first failure.
-final class BackgroundSyncer: @unchecked Sendable {
-    /// Serial queues, each taking every eighth file: a concurrent queue runs at most one block
-    /// per core at a time here (libdispatch's pool for non-overcommitting queues).
-    private let queues = (0..<8).map { DispatchQueue(label: "tsdb.fsync.\($0)") }
-    private let queued = Locked(0)
+/// fsyncs files in the background, each on a thread of its own started on another core: the device
+/// serves flushes side by side (20 new files of 12 KB: 3.5 ms one at a time, 1.3–1.4 ms eight at a
+/// time; `Benchmarks/compare/fsync_batch.c`, when each segment was a file). A compaction syncs three
+/// at once: its segments' file, their folder and the new manifest. They ran on libdispatch's queues
+/// until its workers were seen starting on the busy core of the thread that queued them, the second
+/// and third fsync 1 ms after the first (uprobes on one new day). One syncfs took 0.6 ms, but it
+/// also waits for every other dirty file of the file system (a download in progress), so it is not
+/// used. ``finish()`` waits for all and reports the first failure.
+final class BackgroundSyncer: Sendable {
     private let group = DispatchGroup()
     private let failure = Locked<TSDBError?>(nil)
 
-    /// Queues an fsync of the file, or with `directory` of the directory, at `path`.
+    /// Starts an fsync of the file, or with `directory` of the directory, at `path`.
     func sync(_ path: String, directory: Bool = false) {
         group.enter()
-        let queue = queues[
-            queued.withLock { n in
-                defer { n += 1 }
-                return n % queues.count
-            }]
-        queue.async {
-            defer { self.group.leave() }
-            guard self.failure.withLock({ $0 == nil }) else { return }
+        SecondThread.run { [self] in
+            defer { group.leave() }
+            guard failure.withLock({ $0 == nil }) else { return }
             do throws(TSDBError) {
                 if directory { try FileSystem.syncDirectory(path) } else { try FileSystem.syncFile(path) }
             } catch {
-                self.failure.withLock { f in if f == nil { f = error } }
+                failure.withLock { f in if f == nil { f = error } }
             }
         }
     }

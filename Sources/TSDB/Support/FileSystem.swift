@@ -133,16 +133,20 @@ package enum FileSystem {
         try publish(temporary, as: path)
     }
 
-    /// Writes `bytes` to a new file at `path` that nothing references yet, neither fsynced nor
-    /// renamed into place: a compaction's staged `MANIFEST.tmp`, fsynced (``syncFile(_:)``) beside
-    /// the run's segment file and then published (``publish(_:as:)``), so a crash leaves at worst a
-    /// part that no reader opens and the next compaction deletes (manifest-v4 §1). A failed write
-    /// deletes the part.
+    /// Writes `bytes` to a new file at `path` that nothing references yet, and fsyncs it, without
+    /// renaming it into place: a compaction's staged `MANIFEST.tmp`, synced while the run's segment
+    /// file is (``syncFile(_:)`` on other threads) and then published (``publish(_:as:)``), so a
+    /// crash leaves at worst a part that no reader opens and the next compaction deletes
+    /// (manifest-v4 §1). A failed write or sync deletes the part.
     package static func writeUnpublished(_ bytes: [UInt8], to path: String) throws(TSDBError) {
         try FaultInjection.fail(.create, path)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MappedFile.ioError("cannot create", path) }
-        do throws(TSDBError) { try writeAll(fd, bytes, path: path) } catch {
+        do throws(TSDBError) {
+            try writeAll(fd, bytes, path: path)
+            try FaultInjection.fail(.fsync, path)
+            guard fsync(fd) == 0 else { throw MappedFile.ioError("cannot fsync", path) }
+        } catch {
             close(fd)
             unlink(path)
             throw error
