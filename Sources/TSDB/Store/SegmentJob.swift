@@ -76,37 +76,50 @@ struct SegmentJob: Sendable {
 
 /// Segment jobs running on other threads while the compactor goes on; at most `capacity` of them
 /// waiting or running at once, so memory stays bounded when writing falls behind reading.
+///
+/// Jobs wait in a queue that libdispatch's workers take from, and so does the thread that
+/// ``finish()``es, rather than sleeping until the workers are done: one new day hands its 18
+/// segments over at once, and libdispatch's first workers start late on the busy core.
 final class SegmentWrites: Sendable {
     private let room: DispatchSemaphore
     private let group = DispatchGroup()
+    /// Submitted jobs no thread has taken yet, oldest first; taken out (moved, so a job's samples
+    /// have one owner and sort in place) by whichever thread runs it.
+    private let waiting = Locked<[SegmentJob]>([])
     private let outcomes = Locked<[(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)]>([])
 
     init(capacity: Int) {
         room = .room(for: capacity)
     }
 
-    /// Starts `job`, after waiting for room.
+    /// Queues `job`, after waiting for room, and asks a worker to run the oldest waiting one.
     func submit(_ job: consuming SegmentJob) {
         room.wait()
         group.enter()
-        // Handed over through a lock so that the job's samples have one owner and sort in place.
-        let handOver = Locked<SegmentJob?>(job)
-        DispatchQueue.global().async {
-            var job = handOver.withLock { $0.take() }!
-            let result: Result<SegmentJob.Outcome, TSDBError>
-            do throws(TSDBError) {
-                result = .success(try job.run())
-            } catch {
-                result = .failure(error)
-            }
-            self.outcomes.withLock { $0.append((job.key, result)) }
-            self.room.signal()
-            self.group.leave()
-        }
+        var handed: SegmentJob? = consume job
+        waiting.withLock { $0.append(handed.take()!) }
+        DispatchQueue.global().async { _ = self.runOldest() }
     }
 
-    /// Waits for every job submitted, and gives their outcomes by (type, month).
+    /// Runs the oldest waiting job here; false if none is waiting.
+    private func runOldest() -> Bool {
+        guard var job = waiting.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return false }
+        let result: Result<SegmentJob.Outcome, TSDBError>
+        do throws(TSDBError) {
+            result = .success(try job.run())
+        } catch {
+            result = .failure(error)
+        }
+        outcomes.withLock { $0.append((job.key, result)) }
+        room.signal()
+        group.leave()
+        return true
+    }
+
+    /// Runs waiting jobs here until none is left, waits for the rest, and gives every job's outcome
+    /// by (type, month).
     func finish() -> [(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)] {
+        while runOldest() {}
         group.wait()
         return outcomes.withLock { done in
             defer { done = [] }
