@@ -507,7 +507,7 @@ public final class Compactor {
     func finishWrites() throws(TSDBError) {
         guard let writes else { return }
         var failure: TSDBError?
-        for (key, result) in writes.finish() {
+        for (key, result) in writes.finish(parallel: options.threads > 1) {
             switch result {
             case .success(let outcome): record(key, outcome)
             case .failure(let error): failure = failure ?? error

@@ -78,27 +78,35 @@ struct SegmentJob: Sendable {
 /// waiting or running at once, so memory stays bounded when writing falls behind reading.
 ///
 /// Jobs wait in a queue that libdispatch's workers take from, and so does the thread that
-/// ``finish()``es, rather than sleeping until the workers are done: one new day hands its 18
-/// segments over at once, and libdispatch's first workers start late on the busy core.
+/// ``finish()``es, rather than sleeping until the workers are done. A run that hands every job
+/// over at once and then finishes (an incremental one: a new day's 18 segments) asks no worker:
+/// the finishing thread and one thread started on the other core take them all. Timed at each step
+/// of one new day, libdispatch's workers started late on the busy core, and its start-up and
+/// three threads cost more than the jobs they took.
 final class SegmentWrites: Sendable {
     private let room: DispatchSemaphore
+    /// Whether the submitting thread goes on working (libdispatch's workers run the jobs), or only
+    /// submits and finishes (no bound on waiting jobs: their samples are in memory already).
+    private let streaming: Bool
     private let group = DispatchGroup()
     /// Submitted jobs no thread has taken yet, oldest first; taken out (moved, so a job's samples
     /// have one owner and sort in place) by whichever thread runs it.
     private let waiting = Locked<[SegmentJob]>([])
     private let outcomes = Locked<[(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)]>([])
 
-    init(capacity: Int) {
+    init(capacity: Int, streaming: Bool = true) {
         room = .room(for: capacity)
+        self.streaming = streaming
     }
 
-    /// Queues `job`, after waiting for room, and asks a worker to run the oldest waiting one.
+    /// Queues `job` (after waiting for room, when streaming, and asking a worker to run the oldest
+    /// waiting one).
     func submit(_ job: consuming SegmentJob) {
-        room.wait()
+        if streaming { room.wait() }
         group.enter()
         var handed: SegmentJob? = consume job
         waiting.withLock { $0.append(handed.take()!) }
-        DispatchQueue.global().async { _ = self.runOldest() }
+        if streaming { DispatchQueue.global().async { _ = self.runOldest() } }
     }
 
     /// Runs the oldest waiting job here; false if none is waiting.
@@ -111,14 +119,17 @@ final class SegmentWrites: Sendable {
             result = .failure(error)
         }
         outcomes.withLock { $0.append((job.key, result)) }
-        room.signal()
+        if streaming { room.signal() }
         group.leave()
         return true
     }
 
-    /// Runs waiting jobs here until none is left, waits for the rest, and gives every job's outcome
-    /// by (type, month).
-    func finish() -> [(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)] {
+    /// Runs waiting jobs here until none is left (with a second thread's help, when not streaming
+    /// and `parallel`), waits for the rest, and gives every job's outcome by (type, month).
+    func finish(parallel: Bool = true) -> [(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)] {
+        if !streaming, parallel, waiting.withLock({ $0.count > 1 }) {
+            SecondThread.run { while self.runOldest() {} }
+        }
         while runOldest() {}
         group.wait()
         return outcomes.withLock { done in
