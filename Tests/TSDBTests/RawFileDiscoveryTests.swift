@@ -85,7 +85,8 @@ import Testing
 
     /// A random tree: 1-3 years of 1-12 month folders, each with some day files (one per date,
     /// random sizes) and maybe a stray name, a file of another month, a folder named like a day
-    /// file, or links in and out of `raw/`; maybe a year or month folder that is not one.
+    /// file, links in and out of `raw/`, or a name a byte away from a day file's; maybe a year or
+    /// month folder that is not one.
     static func tree(in folder: TemporaryFolder, seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
         let fm = FileManager.default
@@ -114,6 +115,14 @@ import Testing
                     try? fm.removeItem(atPath: link)
                     try fm.createSymbolicLink(atPath: link, withDestinationPath: folder.path + "/" + target)
                 case 5: folder.write("x", to: String(format: "raw/%04d/%d/x.json", year, month))
+                case 6:
+                    // Names a byte away from a day file's: read as bytes, they must all be ignored.
+                    let date = String(format: "%04d-%02d-", year, month)
+                    let nearMisses = [
+                        date + "32.json", date + "00.json", date + "1x.json", date + "01.jsox", date + "01.JSON",
+                        date + "01.json~", date + "1.json", ".json", String(format: "%04d%02d01.json.", year, month),
+                    ]
+                    folder.write("x", to: folderPath + nearMisses[Int.random(in: 0..<nearMisses.count, using: &rng)])
                 default: break
                 }
             }

@@ -145,7 +145,7 @@ package enum DayFileParser {
         }
     }
 
-    private static func calendarDate(bytes: UnsafeBufferPointer<UInt8>) -> (year: Int, month: Int, day: Int)? {
+    static func calendarDate(bytes: UnsafeBufferPointer<UInt8>) -> (year: Int, month: Int, day: Int)? {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var n = 0

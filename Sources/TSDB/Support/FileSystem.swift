@@ -15,29 +15,54 @@ package enum FileSystem {
         var mtimeNanoseconds: Int64
     }
 
+    /// An entry's kind, size and modification time (ns), from one lstat.
+    package struct EntryStatus {
+        package var isDirectory: Bool
+        var isSymlink: Bool
+        var size: Int
+        var mtimeNanoseconds: Int64
+    }
+
     /// The entries of `directory` with their kinds, sizes and times, by name (`sorted`) or in the
     /// listing's own order: a compaction lists the raw folders and `segments/` each time, and
     /// sorting was half of that (callgrind), so it sorts only what it reports.
     package static func list(_ directory: String, sorted: Bool = true) throws(TSDBError) -> [Entry] {
-        guard let dir = opendir(directory) else { throw MappedFile.ioError("cannot list", directory) }
-        defer { closedir(dir) }
         var entries: [Entry] = []
-        while let ent = readdir(dir) {
-            let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            var st = stat()
-            // Relative to the open folder: no walk of the whole path for every name.
-            guard fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            let kind = st.st_mode & S_IFMT
+        try forEachEntry(directory) { name, status in
             entries.append(
                 Entry(
-                    name: name, isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK,
-                    size: Int(st.st_size), mtimeNanoseconds: nanoseconds(st)))
+                    name: String(decoding: name, as: UTF8.self), isDirectory: status.isDirectory,
+                    isSymlink: status.isSymlink, size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
         }
         if sorted { entries.sort { $0.name < $1.name } }
         return entries
+    }
+
+    /// Calls `body` with each entry of `directory` but `.` and `..`, in the listing's order: its
+    /// name's bytes (valid during the call only) and its lstat, taken relative to the open folder
+    /// from the name the listing gave (no walk of the whole path, no string made per name: a
+    /// year's day files are listed by every compaction). An entry gone before its lstat is skipped.
+    package static func forEachEntry(
+        _ directory: String, _ body: (UnsafeBufferPointer<UInt8>, EntryStatus) -> Void
+    ) throws(TSDBError) {
+        guard let dir = opendir(directory) else { throw MappedFile.ioError("cannot list", directory) }
+        defer { closedir(dir) }
+        let fd = dirfd(dir)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        while let entry = readdir(dir) {
+            let cName = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
+            let name = UnsafeBufferPointer(
+                start: UnsafeRawPointer(cName).assumingMemoryBound(to: UInt8.self), count: strlen(cName))
+            if name.count <= 2 && name.allSatisfy({ $0 == UInt8(ascii: ".") }) { continue }
+            var st = stat()
+            guard fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let kind = st.st_mode & S_IFMT
+            body(
+                name,
+                EntryStatus(
+                    isDirectory: kind == S_IFDIR, isSymlink: kind == S_IFLNK, size: Int(st.st_size),
+                    mtimeNanoseconds: nanoseconds(st)))
+        }
     }
 
     /// The names in `directory` and whether each is a directory (not following links), unsorted,
