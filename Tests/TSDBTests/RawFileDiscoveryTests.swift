@@ -162,8 +162,9 @@ import Testing
         #expect(listing.files.allSatisfy { FileManager.default.fileExists(atPath: $0.absolutePath) })
     }
 
-    /// Months enough for the other thread: its half's files, skips and ignored names all arrive.
-    @Test func bothHalvesOfTheMonthsAreListed() throws {
+    /// Months enough for the other thread: the files, skips and ignored names of whichever months
+    /// either thread lists all arrive.
+    @Test func monthsListedByEitherThreadAllArrive() throws {
         let folder = TemporaryFolder("discovery-halves")
         defer { folder.cleanup() }
         for month in 1...12 {
