@@ -132,9 +132,8 @@ public final class Compactor {
             }
         }
         let previous = options.rebuild ? nil : published
-        let sweep = SegmentSweep.start(layout, keeping: published)
-        // Deletions may still be running when this returns or throws.
-        defer { sweep.finish() }
+        // Also what lets this run write: what a crashed one left is gone.
+        let damage = SegmentSweep.run(layout, keeping: published)
         // An explicit rebuild writes every file again, as asked.
         publishedSegments = [:]
         for s in previous?.segments ?? [] { publishedSegments[s.monthIndex, default: []].append(s) }
@@ -146,8 +145,6 @@ public final class Compactor {
         defer { (self.pack, storedFiles) = (nil, MappedFiles()) }
         var rebuildMonths = options.rebuildMonths
         let listing = try pendingListing.finish()
-        // Also what lets this run write: what a crashed one left is gone.
-        let damage = sweep.damaged()
         if previous != nil {
             rebuildMonths.formUnion(damage.months)
             report.repairs = damage.findings
@@ -182,7 +179,6 @@ public final class Compactor {
             // Nothing was published: the segments this run wrote go, as a crash's would.
             _ = try? syncer.finish()
             pack.discard()
-            sweep.finish()
             removeCrashLeftovers(newerThan: published?.generation ?? 0)
             throw error
         }
