@@ -173,12 +173,16 @@ struct PendingListing {
         do throws(TSDBError) {
             return try FileSystem.list(path, sorted: false)
         } catch {
-            out.skipped.append(
-                TSDBError(
-                    error.kind, "folder cannot be read (\(error.message)); its day files are not compacted",
-                    path: path, errno: error.errno))
+            out.skipped.append(unreadable(path, error))
             return []
         }
+    }
+
+    /// What is reported for a folder that cannot be listed.
+    private static func unreadable(_ path: String, _ error: TSDBError) -> TSDBError {
+        TSDBError(
+            error.kind, "folder cannot be read (\(error.message)); its day files are not compacted", path: path,
+            errno: error.errno)
     }
 
     /// The day files of one month folder, with what is skipped or ignored there. Names are read as
@@ -193,10 +197,7 @@ struct PendingListing {
                 dayFile(name, entry, in: folder, prefix: prefix, rawReal: rawReal, base: base, into: &out)
             }
         } catch {
-            out.skipped.append(
-                TSDBError(
-                    error.kind, "folder cannot be read (\(error.message)); its day files are not compacted",
-                    path: folder.path, errno: error.errno))
+            out.skipped.append(unreadable(folder.path, error))
         }
     }
 
@@ -205,12 +206,14 @@ struct PendingListing {
         _ name: UnsafeBufferPointer<UInt8>, _ entry: FileSystem.EntryStatus, in folder: MonthFolder, prefix: String,
         rawReal: String, base: String, into out: inout RawListing
     ) {
+        // The entry's path, made only for a message or a link.
+        func path() -> String { prefix + String(decoding: name, as: UTF8.self) }
         // YYYY-MM-DD.json
         let stemLength = 10
         let isJSON = name.count == stemLength + 5 && name[stemLength...].elementsEqual(".json".utf8)
         guard isJSON, let date = DayFileParser.calendarDate(bytes: UnsafeBufferPointer(rebasing: name[..<stemLength]))
         else {
-            out.ignored.append(prefix + String(decoding: name, as: UTF8.self))
+            out.ignored.append(path())
             return
         }
         let stem = String(decoding: name[..<stemLength], as: UTF8.self)
@@ -219,26 +222,26 @@ struct PendingListing {
                 TSDBError.invalidInput(
                     "day file is in the wrong folder: \(stem) belongs in "
                         + "\(stem.prefix(4))/\(stem.dropFirst(5).prefix(2))/; not compacted",
-                    path: prefix + String(decoding: name, as: UTF8.self)))
+                    path: path()))
             return
         }
         guard !entry.isDirectory else {
             out.skipped.append(
                 TSDBError.invalidInput(
                     "is a folder named like a day file; expected a JSON file",
-                    path: prefix + String(decoding: name, as: UTF8.self)))
+                    path: path()))
             return
         }
         // A link's size and mtime are its target's; a plain file's come from the listing.
         var status = (size: entry.size, mtimeNanoseconds: entry.mtimeNanoseconds)
         if entry.isSymlink {
-            let path = prefix + String(decoding: name, as: UTF8.self)
-            guard let target = FileSystem.realPath(path), target.hasPrefix(rawReal + "/") else {
+            let link = path()
+            guard let target = FileSystem.realPath(link), target.hasPrefix(rawReal + "/") else {
                 out.skipped.append(
-                    TSDBError.invalidInput("symbolic link pointing outside the raw folder; not followed", path: path))
+                    TSDBError.invalidInput("symbolic link pointing outside the raw folder; not followed", path: link))
                 return
             }
-            do { status = try FileSystem.status(path) } catch {
+            do { status = try FileSystem.status(link) } catch {
                 out.skipped.append(error)
                 return
             }

@@ -169,7 +169,7 @@ extension Compactor {
         }
         // Encoded and written on both cores: one new day rewrites a segment per type for each of
         // its months (18 here), 3 ms on this thread alone (perf trace).
-        writes = SegmentWrites(capacity: Self.segmentsInFlight, streaming: false)
+        writes = SegmentWrites()
         defer {
             if let writes { _ = writes.finish() }
             writes = nil

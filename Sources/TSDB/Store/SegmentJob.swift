@@ -84,29 +84,30 @@ struct SegmentJob: Sendable {
 /// of one new day, libdispatch's workers started late on the busy core, and its start-up and
 /// three threads cost more than the jobs they took.
 final class SegmentWrites: Sendable {
-    private let room: DispatchSemaphore
-    /// Whether the submitting thread goes on working (libdispatch's workers run the jobs), or only
-    /// submits and finishes (no bound on waiting jobs: their samples are in memory already).
-    private let streaming: Bool
+    /// Places for jobs when the submitting thread goes on working (libdispatch's workers run the
+    /// jobs); nil when it only submits and finishes (no bound on waiting jobs: their samples are in
+    /// memory already).
+    private let room: DispatchSemaphore?
     private let group = DispatchGroup()
     /// Submitted jobs no thread has taken yet, oldest first; taken out (moved, so a job's samples
     /// have one owner and sort in place) by whichever thread runs it.
     private let waiting = Locked<[SegmentJob]>([])
     private let outcomes = Locked<[(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)]>([])
 
-    init(capacity: Int, streaming: Bool = true) {
-        room = .room(for: capacity)
-        self.streaming = streaming
-    }
+    /// Jobs streamed to libdispatch's workers while the submitter goes on, at most `capacity` at once.
+    init(capacity: Int) { room = .room(for: capacity) }
+
+    /// Jobs all handed over, then run by ``finish(parallel:)``.
+    init() { room = nil }
 
     /// Queues `job` (after waiting for room, when streaming, and asking a worker to run the oldest
     /// waiting one).
     func submit(_ job: consuming SegmentJob) {
-        if streaming { room.wait() }
+        room?.wait()
         group.enter()
         var handed: SegmentJob? = consume job
         waiting.withLock { $0.append(handed.take()!) }
-        if streaming { DispatchQueue.global().async { _ = self.runOldest() } }
+        if room != nil { DispatchQueue.global().async { _ = self.runOldest() } }
     }
 
     /// Runs the oldest waiting job here; false if none is waiting.
@@ -119,7 +120,7 @@ final class SegmentWrites: Sendable {
             result = .failure(error)
         }
         outcomes.withLock { $0.append((job.key, result)) }
-        if streaming { room.signal() }
+        room?.signal()
         group.leave()
         return true
     }
@@ -127,7 +128,7 @@ final class SegmentWrites: Sendable {
     /// Runs waiting jobs here until none is left (with a second thread's help, when not streaming
     /// and `parallel`), waits for the rest, and gives every job's outcome by (type, month).
     func finish(parallel: Bool = true) -> [(Compactor.MonthKey, Result<SegmentJob.Outcome, TSDBError>)] {
-        if !streaming, parallel, waiting.withLock({ $0.count > 1 }) {
+        if room == nil, parallel, waiting.withLock({ $0.count > 1 }) {
             SecondThread.run { while self.runOldest() {} }
         }
         while runOldest() {}
