@@ -165,7 +165,11 @@ extension Compactor {
         var carried: [Manifest.SegmentEntry] = []
         for segment in previous.segments where append.contains(segment.monthIndex) {
             let key = MonthKey(type: strings.intern(segment.type), month: segment.monthIndex)
-            if appended.contains(key) { try extendStored(segment) } else { carried.append(try moveIntoPack(segment)) }
+            if appended.contains(key) {
+                extending[key] = try segment.bytes(in: layout.storeDirectory, files: &storedFiles)
+            } else {
+                carried.append(try moveIntoPack(segment))
+            }
         }
         // Encoded and written on both cores: one new day rewrites a segment per type for each of
         // its months (18 here), 3 ms on this thread alone (perf trace).
@@ -224,32 +228,23 @@ extension Compactor {
         return out + a[i...] + b[j...]
     }
 
-    /// Prepares a stored segment for the samples pending for it (a month that only gained files):
-    /// the blocks before the new samples stay as stored (``SegmentPrefix``), the rest join the
-    /// pending samples to be written again.
-    func extendStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
-        let reader = try SegmentReader(file: entry.bytes(in: layout.storeDirectory, files: &storedFiles))
-        let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
-        let newStart = pending[key]?.lazy.map(\.start).min() ?? .max
-        let kept = reader.blocksKept(whenAddingFrom: newStart)
-        guard kept > 0, written[key] == nil else { return try loadStored(reader, key) }
-        report.blocksKept += kept
-        var prefix = try reader.prefix(blocks: kept)
-        prefix.intern(into: &strings)
-        prefixes[key] = prefix
-        try loadStored(reader, key, fromBlock: kept)
-    }
-
     /// Adds a stored segment's samples to the pending buffers.
     func loadStored(_ entry: Manifest.SegmentEntry) throws(TSDBError) {
         let reader = try SegmentReader(file: entry.bytes(in: layout.storeDirectory, files: &storedFiles))
-        try loadStored(reader, MonthKey(type: strings.intern(entry.type), month: entry.monthIndex))
+        let key = MonthKey(type: strings.intern(entry.type), month: entry.monthIndex)
+        var samples = pending.removeValue(forKey: key) ?? []
+        try reader.appendSamples(fromBlock: 0, type: key.type, strings: &strings, to: &samples)
+        pending[key] = samples
     }
+}
 
-    /// Adds the samples of `reader`'s blocks from `first` on to the pending buffer of `key`.
-    /// Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt straight
-    /// from the decoded columns without creating strings per sample.
-    func loadStored(_ reader: SegmentReader, _ key: MonthKey, fromBlock first: Int = 0) throws(TSDBError) {
+extension SegmentReader {
+    /// Appends the samples of blocks `first...` as samples of `type`, their strings interned into
+    /// `strings`. Dictionary ids are mapped to interned ids once per segment, so samples are rebuilt
+    /// straight from the decoded columns without creating strings per sample.
+    func appendSamples(
+        fromBlock first: Int, type: Int32, strings: inout ByteInterner, to samples: inout [PackedSample]
+    ) throws(TSDBError) {
         func ids(_ table: [OptionalText]) -> [Int32] {
             table.map { t in
                 switch t {
@@ -259,30 +254,27 @@ extension Compactor {
                 }
             }
         }
-        let units = ids(reader.units)
-        let sources = ids(reader.sources)
-        let devices = ids(reader.devices)
-        let metadata = ids(reader.metadata)
-        let texts = reader.dictionary.numberTexts.map { Int64(strings.intern($0)) }
-        var samples = pending[key] ?? []
-        pending[key] = nil
-        samples.reserveCapacity(samples.count + reader.summaries[first...].reduce(0) { $0 + $1.sampleCount })
+        let units = ids(self.units)
+        let sources = ids(self.sources)
+        let devices = ids(self.devices)
+        let metadata = ids(self.metadata)
+        let texts = dictionary.numberTexts.map { Int64(strings.intern($0)) }
+        samples.reserveCapacity(samples.count + summaries[first...].reduce(0) { $0 + $1.sampleCount })
         let block = DecodedBlock()
-        for b in first..<reader.blockCount {
-            try reader.decode(block: b, into: block)
+        for b in first..<blockCount {
+            try decode(block: b, into: block)
             for i in 0..<block.count {
                 let tag = UInt8(truncatingIfNeeded: block.valueTags[i])
                 samples.append(
                     PackedSample(
                         start: block.starts[i], end: block.ends[i],
                         mantissa: tag == ValueTag.numberText ? texts[Int(block.mantissas[i])] : block.mantissas[i],
-                        forms: reader.dictionary.forms[Int(block.forms[i])], type: key.type,
+                        forms: dictionary.forms[Int(block.forms[i])], type: type,
                         unit: units[Int(block.units[i])], source: sources[Int(block.sources[i])],
                         device: devices[Int(block.devices[i])], metadata: metadata[Int(block.metadata[i])],
                         valueTag: tag))
             }
         }
-        pending[key] = samples
     }
 }
 

@@ -5,10 +5,13 @@ import Dispatch
 struct SegmentJob: Sendable {
     let key: Compactor.MonthKey
     var samples: [PackedSample]
-    /// The compactor's strings when the job was made (a copy: the compactor goes on interning).
-    let strings: ByteInterner
-    /// Stored blocks kept as they are (an incremental rewrite: copies, so the job may run anywhere).
-    let prefix: SegmentPrefix?
+    /// The compactor's strings when the job was made (a copy: the compactor goes on interning, and
+    /// so does the job, with the strings of the segment it extends).
+    var strings: ByteInterner
+    /// The stored segment of this (type, month) that the samples join (a month that only gained
+    /// files): its blocks before the new samples are kept as they are, the rest decoded to join
+    /// them. Read here rather than by the compactor, so that both threads share the reading.
+    let extending: MappedFile?
     let options: CompactionOptions
     /// The published generation's segment of this type and month, kept if written again byte for byte.
     let published: Manifest.SegmentEntry?
@@ -22,10 +25,13 @@ struct SegmentJob: Sendable {
         var entry: Manifest.SegmentEntry
         /// The published file was kept.
         var kept: Bool
+        /// Blocks of the extended segment kept as they were stored.
+        var blocksKept = 0
     }
 
     /// Orders the samples (segment-v3 §5.4), encodes them and writes them into the run's pack.
     mutating func run() throws(TSDBError) -> Outcome {
+        let prefix = try extending.flatMap { (file) throws(TSDBError) in try joinStored(file) }
         defer {
             // Moved out first: an array still held here would be copied, not kept, when emptied.
             var spent: [PackedSample] = []
@@ -49,7 +55,7 @@ struct SegmentJob: Sendable {
         }
         let crc = CRC32C.checksum(bytes)
         if let old = published, old.size == bytes.count, old.crc == crc, holds(old, bytes) {
-            return Outcome(entry: old, kept: true)
+            return Outcome(entry: old, kept: true, blocksKept: prefix?.entries.count ?? 0)
         }
         // The pack is fsynced once the run has written every segment, before the manifest names it.
         let offset = try pack.append(bytes)
@@ -59,7 +65,21 @@ struct SegmentJob: Sendable {
             crc: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
             firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
             maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
-        return Outcome(entry: entry, kept: false)
+        return Outcome(entry: entry, kept: false, blocksKept: prefix?.entries.count ?? 0)
+    }
+
+    /// Joins the stored segment in `file` to the samples: the blocks before the first new sample as
+    /// they are stored (returned, with their strings interned), the samples of the rest decoded.
+    private mutating func joinStored(_ file: MappedFile) throws(TSDBError) -> SegmentPrefix? {
+        let reader = try SegmentReader(file: file)
+        let kept = reader.blocksKept(whenAddingFrom: samples.lazy.map(\.start).min() ?? .max)
+        var prefix: SegmentPrefix?
+        if kept > 0 {
+            prefix = try reader.prefix(blocks: kept)
+            prefix!.intern(into: &strings)
+        }
+        try reader.appendSamples(fromBlock: kept, type: key.type, strings: &strings, to: &samples)
+        return prefix
     }
 
     /// Whether the store holds exactly `bytes` where `entry` says (read back, not trusted from the

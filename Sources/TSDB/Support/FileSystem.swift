@@ -187,6 +187,12 @@ package enum FileSystem {
     /// the second half of ``writeAtomically(_:to:)``, for a caller that syncs the file alongside
     /// others.
     package static func publish(_ temporary: String, as path: String) throws(TSDBError) {
+        try moveIntoPlace(temporary, as: path)
+        try syncDirectory(parentDirectory(path))
+    }
+
+    /// Renames `temporary` over `path` (removing `temporary` if that fails); the caller syncs the folder.
+    package static func moveIntoPlace(_ temporary: String, as path: String) throws(TSDBError) {
         do throws(TSDBError) { try FaultInjection.fail(.rename, path) } catch {
             unlink(temporary)
             throw error
@@ -196,7 +202,6 @@ package enum FileSystem {
             unlink(temporary)
             throw e
         }
-        try syncDirectory(parentDirectory(path))
     }
 
     /// A whole file's bytes, or nil when it cannot be read.
