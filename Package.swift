@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "TSDBCharts", targets: ["TSDBCharts"]),
         .executable(name: "tsdb", targets: ["tsdb"]),
         .executable(name: "tsdb-serve", targets: ["tsdb-serve"]),
+        .executable(name: "tsdb-png", targets: ["tsdb-png"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +80,12 @@ let package = Package(
             name: "tsdb-serve",
             dependencies: ["TSDBServer"]
         ),
+        // PNG charts for `tsdb plot`, which runs it: librsvg is loaded with dlopen, which a fully
+        // static tsdb (`.ci/setup fast`) cannot do.
+        .executableTarget(
+            name: "tsdb-png",
+            dependencies: ["TSDBCharts"]
+        ),
         .executableTarget(
             name: "tsdb",
             dependencies: [
@@ -94,7 +101,7 @@ let package = Package(
             name: "TSDBTests",
             dependencies: [
                 "TSDB", "TSDBSynthetic", "TSDBParquet", "TSDBCharts", "TSDBServer", "TSDBAppleHealth", "tsdb",
-                "tsdb-serve",
+                "tsdb-serve", "tsdb-png",
             ],
             // Vectors are read by path (and some are scripts run with python3), not bundled.
             exclude: ["Vectors"]

@@ -52,13 +52,14 @@ def timed_with_memory(cmd):
 
 
 def hello_world(work):
-    """A hello world linked as `.ci/setup fast` links tsdb (static Swift runtime, libstdc++ and libgcc;
-    no PIE, no dynamic symbols exported): what a whole `tsdb` process is measured against."""
+    """A hello world linked as `.ci/setup fast` links tsdb (fully static: Swift runtime, libc, libstdc++
+    and libgcc; no PIE, no dynamic symbols exported): what a whole `tsdb` process is measured against."""
     source, exe = os.path.join(work, "hello.swift"), os.path.join(work, "hello")
     with open(source, "w") as f:
         f.write('print("hello, world")\n')
     static = os.path.join(ROOT, ".build-static", "static-libs")
-    run(["swiftc", "-O", "-static-stdlib", "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic",
+    run(["swiftc", "-O", "-static-stdlib", "-static-executable",
+         "-Xlinker", "-no-pie", "-Xlinker", "--no-export-dynamic",
          "-Xclang-linker", f"-L{static}",
          "-Xclang-linker", "-static-libgcc", source, "-o", exe])
     return exe
@@ -408,9 +409,9 @@ def fmt_b(b):
 def report(results, limits, machine):
     lines = [f"Run {machine['date']} on {machine['cpus']} cores ({machine['cpu']}), {machine['os']}; "
              f"DuckDB {machine['duckdb']}, SQLite {machine['sqlite']}; tsdb release build as run.sh makes it "
-             "(`.ci/setup fast`: Swift runtime, libstdc++, libgcc, zstd, lz4 and zlib linked in, no PIE, "
-             "no dynamic symbols exported, generic metadata through direct accessors, the short commands' "
-             "functions placed together).", "",
+             "(`.ci/setup fast`: fully static, Swift runtime, libc, libstdc++, libgcc, zstd, lz4 and zlib "
+             "linked in, no PIE, no dynamic symbols exported, generic metadata through direct accessors, "
+             "the short commands' functions placed together).", "",
              "How each system ran: " + PEER_CONFIGURATIONS, ""]
     for r in results:
         mbps = lambda s: r["json_bytes"] / s / 1e6

@@ -71,8 +71,11 @@ struct Plot: ParsableCommand {
             output(svg, terminator: "")
             return
         }
+        // PNG through `tsdb-png`, which loads librsvg: a fully static tsdb cannot (SiblingProgram).
         let bytes =
-            out.hasSuffix(".png") ? try PNGRenderer.render(svg: svg, width: width, height: height) : Array(svg.utf8)
+            out.hasSuffix(".png")
+            ? try SiblingProgram.filter("tsdb-png", [String(width), String(height)], input: Array(svg.utf8))
+            : Array(svg.utf8)
         try ChartFile.write(bytes, to: out)
         printError("wrote \(out) (\(formatBytes(bytes.count)))")
     }

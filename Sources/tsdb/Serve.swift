@@ -42,7 +42,7 @@ struct Serve: ParsableCommand {
         let layout = try storeOption.layout()
         _ = try Store(layout: layout)  // a missing or damaged store fails here, with the CLI's advice
         if let tz = zoneOption.tz { _ = try TimeZoneRules.named(tz) }
-        let program = Self.serverProgram()
+        let program = SiblingProgram.path("tsdb-serve")
         guard FileSystem.exists(program) else {
             throw ValidationError(
                 "\(program) is missing: build it with `swift build -c release` (it is built with tsdb)")
@@ -55,13 +55,4 @@ struct Serve: ParsableCommand {
         throw ValidationError("cannot run \(program): \(String(cString: strerror(errno)))")
     }
 
-    /// `tsdb-serve` in the folder of the running `tsdb`.
-    static func serverProgram() -> String {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let me =
-            n > 0
-            ? String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-        return FileSystem.parentDirectory(me) + "/tsdb-serve"
-    }
 }

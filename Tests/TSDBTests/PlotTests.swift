@@ -151,6 +151,18 @@ final class PlotTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: store.path + "/mine.png", encoding: .utf8), "my own picture")
     }
 
+    /// `tsdb-png`, which `tsdb plot` runs for a PNG, says what is wrong with its input and fails.
+    func testPNGHelperRefusesWhatIsNotAChart() throws {
+        let helper = FileSystem.parentDirectory(CommandLineTests.executable) + "/tsdb-png"
+        let notSVG = try runProcess("/bin/bash", ["-c", "printf 'not an svg' | \"$0\" 600 300", helper])
+        XCTAssertEqual(notSVG.status, 1)
+        XCTAssertTrue(notSVG.stderr.contains("librsvg could not read the chart's SVG"), notSVG.stderr)
+        XCTAssertTrue(notSVG.stdout.isEmpty)
+        let noSize = try runProcess(helper, ["600"])
+        XCTAssertEqual(noSize.status, 1)
+        XCTAssertTrue(noSize.stderr.contains("usage: tsdb-png WIDTH HEIGHT"), noSize.stderr)
+    }
+
     func testThemesAndEscapedText() throws {
         let store = try generatedStore("plot-theme", days: 2)
         defer { store.cleanup() }
