@@ -35,13 +35,7 @@ while true {
 }
 do throws(TSDBError) {
     let png = try PNGRenderer.render(svg: String(decoding: svg, as: UTF8.self), width: width, height: height)
-    var written = 0
-    while written < png.count {
-        let n = png[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { fail("cannot write the PNG: \(String(cString: strerror(errno)))") }
-        written += n
-    }
+    try FileSystem.writeAll(1, png, path: "standard output")
 } catch {
     fail(error.message)
 }

@@ -49,7 +49,7 @@ enum SiblingProgram {
         close(fromChild[1])
         (toChild[0], fromChild[1]) = (-1, -1)
         // The child reads all of its input before it writes: no deadlock however large either is.
-        let wrote = Result { () throws(TSDBError) in try writeAll(toChild[1], input, to: program) }
+        let wrote = Result { () throws(TSDBError) in try FileSystem.writeAll(toChild[1], input, path: program) }
         close(toChild[1])
         toChild[1] = -1
         let output = readAll(fromChild[0])
@@ -62,16 +62,6 @@ enum SiblingProgram {
         }
         try wrote.get()
         return output
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], to program: String) throws(TSDBError) {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw failure("cannot write the input to it", program) }
-            written += n
-        }
     }
 
     private static func readAll(_ fd: Int32) -> [UInt8] {

@@ -114,8 +114,9 @@ public final class Compactor {
         defer { withExtendedLifetime(lock) {} }
         let folderSync = try compactAndPublish(progress: progress)
         // The run's memory is given back while the manifest's folder syncs (a device's wait, 0.3-0.4
-        // ms here), not after: freeing a year's listing, manifests and interned strings was ~2 M of a
-        // new day's 13 M instructions (callgrind), and the process ends soon after.
+        // ms here), not after: releases and deallocations (a year's listing, manifests, interned
+        // strings) were ~1.8 M of a new day's 13 M instructions (callgrind), and the process ends
+        // soon after.
         releaseRunState()
         if let folderSync {
             try folderSync.finish()

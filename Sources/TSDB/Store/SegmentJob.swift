@@ -32,6 +32,7 @@ struct SegmentJob: Sendable {
     /// Orders the samples (segment-v3 §5.4), encodes them and writes them into the run's pack.
     mutating func run() throws(TSDBError) -> Outcome {
         let prefix = try extending.flatMap { (file) throws(TSDBError) in try joinStored(file) }
+        let blocksKept = prefix?.entries.count ?? 0
         defer {
             // Moved out first: an array still held here would be copied, not kept, when emptied.
             var spent: [PackedSample] = []
@@ -55,7 +56,7 @@ struct SegmentJob: Sendable {
         }
         let crc = CRC32C.checksum(bytes)
         if let old = published, old.size == bytes.count, old.crc == crc, holds(old, bytes) {
-            return Outcome(entry: old, kept: true, blocksKept: prefix?.entries.count ?? 0)
+            return Outcome(entry: old, kept: true, blocksKept: blocksKept)
         }
         // The pack is fsynced once the run has written every segment, before the manifest names it.
         let offset = try pack.append(bytes)
@@ -65,7 +66,7 @@ struct SegmentJob: Sendable {
             crc: crc, sampleCount: (prefix?.sampleCount ?? 0) + samples.count,
             firstStart: prefix?.firstStart ?? samples.first!.start, lastStart: samples.last!.start,
             maxEnd: samples.reduce(prefix?.maxEnd ?? .min) { max($0, $1.end) })
-        return Outcome(entry: entry, kept: false, blocksKept: prefix?.entries.count ?? 0)
+        return Outcome(entry: entry, kept: false, blocksKept: blocksKept)
     }
 
     /// Joins the stored segment in `file` to the samples: the blocks before the first new sample as

@@ -236,7 +236,9 @@ package enum FileSystem {
 
     /// Writes all of `bytes` to the open file `fd`: where it stands (`write`), or at `offset`
     /// (`pwrite`: threads writing apart in one file at once, ``SegmentPack``).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, path: String) throws(TSDBError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, path: String)
+        throws(TSDBError)
+    {
         try bytes.withUnsafeBytes { b in Result { () throws(TSDBError) in try writeAll(fd, b, at: offset, path: path) }
         }
         .get()
