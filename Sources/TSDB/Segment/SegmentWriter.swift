@@ -82,9 +82,16 @@ struct SegmentWriter {
         let (start, duration, form) = (columns[.start], columns[.duration], columns[.form])
         let (valueTag, mantissa, units) = (columns[.valueTag], columns[.mantissa], columns[.unit])
         let (source, device, metadata) = (columns[.source], columns[.device], columns[.metadata])
+        // Seconds divide by a constant (a multiplication), other units by the looked-up power.
+        let seconds = exponent == SegmentFormat.maxTimeUnitExponent
         for (i, s) in block.enumerated() {
-            start[i] = (s.start - firstStart) / unit
-            duration[i] = (s.end - s.start) / unit
+            if seconds {
+                start[i] = (s.start - firstStart) / ISO8601.microsPerSecond
+                duration[i] = (s.end - s.start) / ISO8601.microsPerSecond
+            } else {
+                start[i] = (s.start - firstStart) / unit
+                duration[i] = (s.end - s.start) / unit
+            }
             form[i] = dictionary.formID(s.forms)
             valueTag[i] = Int64(s.valueTag)
             var numeric: Double? = nil
@@ -132,8 +139,14 @@ struct SegmentWriter {
 
     /// The coarsest unit 10^e µs (e ≤ 6) that divides every start offset and duration in the block (§5.2).
     static func timeUnitExponent(_ block: UnsafeBufferPointer<PackedSample>) -> UInt8 {
-        var e = Int(SegmentFormat.maxTimeUnitExponent)
         let first = block.first!.start
+        // Whole seconds first, by a constant the compiler divides by multiplying: most blocks
+        // are, and a power of ten looked up per sample made two `idiv`s a sample here.
+        let second = ISO8601.microsPerSecond
+        if block.allSatisfy({ ($0.start - first) % second == 0 && ($0.end - $0.start) % second == 0 }) {
+            return SegmentFormat.maxTimeUnitExponent
+        }
+        var e = Int(SegmentFormat.maxTimeUnitExponent)
         for s in block {
             while e > 0 {
                 let u = SegmentFormat.powersOfTen[e]

@@ -326,7 +326,9 @@ enum SlotRegion {
     /// exactly as integers (a number kept as text, mantissas beyond 2^53, sums past 64 bits) or
     /// the block is sparse (``minimumSamplesPerSlot``).
     static func encodeBlock(_ block: UnsafeBufferPointer<PackedSample>, into w: inout ByteWriter) {
-        guard let (scale, slots) = integerSlots(block), slots.count * minimumSamplesPerSlot <= block.count else {
+        guard isDense(block), let (scale, slots) = integerSlots(block),
+            slots.count * minimumSamplesPerSlot <= block.count
+        else {
             w.uvarint(0)
             return
         }
@@ -346,6 +348,23 @@ enum SlotRegion {
             w.uvarint(s.squaredDeviations)
             previousMin = s.min
         }
+    }
+
+    /// Whether the block's samples average at least ``minimumSamplesPerSlot`` per occupied slot,
+    /// counted before any slot's statistics: most blocks of a realistic year are sparser, and
+    /// summarising their slots only to drop them was 4% of the year's compaction (callgrind).
+    private static func isDense(_ block: UnsafeBufferPointer<PackedSample>) -> Bool {
+        let allowed = block.count / minimumSamplesPerSlot
+        var occupied = 0
+        var previous = Int64.min
+        for s in block {
+            let slot = SlotSummary.number(s.start)
+            guard slot != previous else { continue }
+            occupied += 1
+            if occupied > allowed { return false }
+            previous = slot
+        }
+        return true
     }
 
     /// One slot while encoding, in mantissas at the block's scale.

@@ -557,13 +557,18 @@ public final class Compactor {
             p.count < 2 || (1..<p.count).allSatisfy { !precedes(p[$0], p[$0 - 1]) }
         }
         if !inOrder { samples.sort(by: precedes) }
-        var out = 0
-        for i in samples.indices {
-            if out > 0 && samples[out - 1].sameSample(as: samples[i]) { continue }
-            samples[out] = samples[i]
-            out += 1
+        // Through the buffer: the array checked it was unique at each write (17M instructions
+        // of the year's compaction), and a sample is moved only after a duplicate.
+        let kept = samples.withUnsafeMutableBufferPointer { p -> Int in
+            var out = 0
+            for i in p.indices {
+                if out > 0 && p[out - 1].sameSample(as: p[i]) { continue }
+                if out != i { p[out] = p[i] }
+                out += 1
+            }
+            return out
         }
-        samples.removeSubrange(out...)
+        samples.removeSubrange(kept...)
     }
 
     /// The canonical sample order (segment-v3 §5.4).

@@ -37,6 +37,8 @@ extension Compactor {
     /// ``precedes(_:_:)``, so copies share a run of equal start and end) is the same reading as,
     /// one for one.
     static func mergeSameReadings(_ samples: inout [PackedSample]) {
+        // Day files alone (the usual store) have nothing to merge: 100 instructions a sample saved.
+        guard samples.contains(where: \.fromExport) else { return }
         var dayFileCopies: [ReadingIdentity: Int] = [:]
         var out = 0
         var runStart = 0
