@@ -40,6 +40,15 @@ enum IntColumn {
             out.u8(0)
             return
         }
+        // Most of a block's columns hold one value (a heart-rate block's unit, source, device, value
+        // tag, duration and time form): FOR of width 0, which the general pass below also picks, in
+        // one comparison a value instead of four running extremes.
+        if values.allSatisfy({ $0 == values[0] }) {
+            out.u8(Encoding.frameOfReference.rawValue)
+            out.varint(values[0])
+            out.u8(0)
+            return
+        }
         var lo = values[0]
         var hi = values[0]
         var dlo = Int64.max
