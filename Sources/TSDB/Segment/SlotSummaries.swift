@@ -326,9 +326,8 @@ enum SlotRegion {
     /// exactly as integers (a number kept as text, mantissas beyond 2^53, sums past 64 bits) or
     /// the block is sparse (``minimumSamplesPerSlot``).
     static func encodeBlock(_ block: UnsafeBufferPointer<PackedSample>, into w: inout ByteWriter) {
-        guard isDense(block), let (scale, slots) = integerSlots(block),
-            slots.count * minimumSamplesPerSlot <= block.count
-        else {
+        // Dense first: `integerSlots` makes the same slots that `isDense` counts.
+        guard isDense(block), let (scale, slots) = integerSlots(block) else {
             w.uvarint(0)
             return
         }
