@@ -11,17 +11,21 @@ import Dispatch
 /// one started early and used (`perf stat -r 100`, interleaved); a query now takes a second thread
 /// only when it pays (``Store/parallelPieces(_:options:walker:)``). A thread whose work is done
 /// waits for the next rather than exiting, so a compaction that hands out five pieces of work
-/// (listing, encoding, three fsyncs) starts two threads instead of five (`perf trace`), and one new
-/// day into a year on tmpfs took 4.9 instead of 5.1 ms of CPU, 4.10 instead of 4.16 ms (medians of
-/// 201, `Benchmarks/compare/ab.py`); a long-lived server's second threads are started once.
+/// (listing, encoding, three fsyncs) starts two threads instead of five (`perf trace`): one new day
+/// into a year took 6.3 instead of 7.1 ms of CPU and 5.95 instead of 6.29 ms (medians of 15 with the
+/// runner's settling, `Benchmarks/compare/ab.py --settle`; on tmpfs 4.9 instead of 5.1 ms of CPU,
+/// 4.10 instead of 4.16 ms, medians of 201), and a long-lived server starts its second threads once.
 enum SecondThread {
-    /// Runs `work` on a new thread on another core (a dispatch worker if no thread can be made).
+    /// Runs `work` on a thread of its own on another core, one whose earlier work is done or a new one
+    /// (a dispatch worker if no thread can be made).
     static func run(_ work: @escaping @Sendable () -> Void) {
         if !launch(work) { DispatchQueue.global().async(execute: work) }
     }
 
-    /// Threads waiting for work.
-    static var waitingThreads: Int { Int(ctsdb_threads_parked()) }
+    #if TSDB_TESTING
+        /// Threads waiting for work (for tests).
+        static var waitingThreads: Int { Int(ctsdb_threads_parked()) }
+    #endif
 
     /// Starts `body` on a thread of its own on another core; false if none could be made.
     private static func launch(_ body: @escaping @Sendable () -> Void) -> Bool {
