@@ -6,13 +6,20 @@ each block's nine integer columns (§5.1) after decompressing it with the system
 the dictionary and the slot region (§6.1). Prints bytes per sample for each, and what zstd at a
 few levels would make of the blocks' raw bytes. For design work on the format; it checks no CRC.
 
-    python3 Benchmarks/compare/segment_columns.py STORE [TYPE]
+    python3 Benchmarks/compare/segment_columns.py STORE [TYPE] [--entropy]
+
+With --entropy it also decodes the start, mantissa and metadata columns and prints their empirical
+entropies in bits a sample, alone and given what came before (the previous delta, the time gap,
+the previous value): how far the columns are from what coding them against their context could
+reach. Conditional entropies measured on one store flatter a model (each context's counts are
+fitted to the data they measure), so read them as bounds.
 
 STORE is a store's folder (the one holding tsdb/); TYPE defaults to heart rate. Only the
 segments the store's MANIFEST names are read.
 """
 import collections
 import ctypes
+import math
 import os
 import struct
 import sys
@@ -71,6 +78,69 @@ def column_end(b, i, count):
     return i, encoding
 
 
+def column_values(b, i, count):
+    """The §5.1 column starting at `i` decoded (all additions modulo 2^64 as signed), and its end."""
+    def signed(u):
+        return (u >> 1) ^ -(u & 1)
+
+    def packed(i, n, width):
+        end = i + (n * width + 7) // 8
+        bits = int.from_bytes(b[i:end], "little")
+        return [(bits >> (k * width)) & ((1 << width) - 1) for k in range(n)], end
+
+    encoding = b[i]
+    i += 1
+    if encoding == 0:
+        reference, i = varint(b, i)
+        numbers, i = packed(i + 1, count, b[i])
+        return [signed(reference) + p for p in numbers], i
+    first, i = varint(b, i)
+    values = [signed(first)]
+    left = count - 1
+    while left > 0:
+        run = left if encoding == 1 else min(128, left)
+        reference, i = varint(b, i)
+        numbers, i = packed(i + 1, run, b[i])
+        for p in numbers:
+            values.append(values[-1] + signed(reference) + p)
+        left -= run
+    return values, i
+
+
+def entropy(symbols):
+    """Empirical order-0 entropy, bits a symbol."""
+    counts = collections.Counter(symbols)
+    total = sum(counts.values())
+    return -sum(c / total * math.log2(c / total) for c in counts.values())
+
+
+def conditional_entropy(pairs):
+    """Empirical entropy of the second of each (context, symbol) pair given the first, bits a symbol."""
+    contexts = collections.Counter(c for c, _ in pairs)
+    joint = collections.Counter(pairs)
+    total = len(pairs)
+    return -sum(n / total * math.log2(n / contexts[c]) for (c, _), n in joint.items())
+
+
+def print_entropies(blocks):
+    """`blocks`: per block, its decoded start, mantissa and metadata columns."""
+    starts, values, contexts = [], [], []
+    for start, mantissa, metadata in blocks:
+        d = [b - a for a, b in zip(start, start[1:])]
+        v = [b - a for a, b in zip(mantissa, mantissa[1:])]
+        gap = [int(math.log2(x)) if x > 0 else -1 for x in d]
+        starts += [(p, x) for p, x in zip(d, d[1:])]
+        values += [((g, max(-3, min(3, p))), x) for g, p, x in zip(gap[1:], v, v[1:])]
+        contexts += [(p, x) for p, x in zip(metadata, metadata[1:])]
+    print("  empirical entropy, bits a sample (alone; given the context):")
+    print(f"    start deltas  {entropy([x for _, x in starts]):.2f}; given the previous delta "
+          f"{conditional_entropy(starts):.2f}")
+    print(f"    value deltas  {entropy([x for _, x in values]):.2f}; given log2 of the time gap and the "
+          f"previous delta (clamped to ±3) {conditional_entropy(values):.2f}")
+    print(f"    metadata      {entropy([x for _, x in contexts]):.2f}; given the previous value "
+          f"{conditional_entropy(contexts):.2f}")
+
+
 def string(b, i):
     n, i = varint(b, i)
     return b[i:i + n].decode(), i + n
@@ -102,8 +172,10 @@ def live_segments(store, type_name):
 
 
 def main():
-    store = sys.argv[1]
-    type_name = sys.argv[2] if len(sys.argv) > 2 else "HKQuantityTypeIdentifierHeartRate"
+    arguments = [a for a in sys.argv[1:] if a != "--entropy"]
+    store = arguments[0]
+    type_name = arguments[1] if len(arguments) > 1 else "HKQuantityTypeIdentifierHeartRate"
+    decoded = [] if "--entropy" in sys.argv else None
     regions = collections.Counter()
     columns = collections.Counter()
     encodings = collections.Counter()
@@ -128,6 +200,14 @@ def main():
             samples += count
             block = decompress(codec, f[offset:offset + stored], raw)
             raw_blocks.append(block)
+            if decoded is not None:
+                columns_of_block = {}
+                j = 0
+                for name in COLUMNS:
+                    columns_of_block[name], j = column_values(block, j, count)
+                if j != len(block):
+                    raise ValueError(f"{path}: a block's columns end at {j} of its {len(block)} bytes")
+                decoded.append((columns_of_block["start"], columns_of_block["mantissa"], columns_of_block["metadata"]))
             i = 0
             for name in COLUMNS:
                 end, encoding = column_end(block, i, count)
@@ -150,6 +230,8 @@ def main():
             out = ctypes.create_string_buffer(ZSTD.ZSTD_compressBound(len(block)))
             size += min(len(block), ZSTD.ZSTD_compress(out, len(out), block, len(block), level))
         print(f"  blocks with zstd level {level}: {size / samples:.3f} B/sample")
+    if decoded is not None:
+        print_entropies(decoded)
 
 
 if __name__ == "__main__":
