@@ -10,8 +10,8 @@ import Testing
 @Suite struct ParallelAggregationTests {
     static let type = SlotSummaryTests.type
 
-    /// 260,000 heart-rate-like samples 1–30 s apart (about seven weeks from 20 March 2025, across
-    /// the April DST changes of Lord Howe and St John's).
+    /// 260,000 heart-rate-like samples 1–30 s apart and one in 50 up to two hours after the one
+    /// before (262 days from 20 March 2025, across the DST changes of Lord Howe and St John's).
     static let samples = SlotSummaryTests.series(260_000, seed: 21, start: 1_742_428_800_000_000, maxStep: 30)
 
     /// ``samples`` compacted into a store of their own (the caller cleans the folder up).
@@ -45,7 +45,7 @@ import Testing
         }
     }
 
-    /// Seven weeks of minutes (70,000 rows) are cut into pieces of at most
+    /// The fixture's 262 days of minutes (377,000 rows) are cut into pieces of at most
     /// `maximumPieceRows` buckets, however many samples they hold.
     @Test func longRangesOfShortBucketsAreCutIntoPiecesOfBoundedRows() throws {
         let (store, folder) = try fixture()
@@ -112,6 +112,38 @@ import Testing
         #expect(weekly > 0 && weekly < 2 * AggregatePieces.minimumSamples && pieces == nil)
         #expect(try split("week", [.count, .p50]).1 != nil)
         #expect(try split("hour", [.count, .max]).1 != nil)
+    }
+
+    /// A scan that takes whole blocks from their summaries works once per bucket edge inside a block:
+    /// the fixture's 262 days stay on one thread though their blocks hold enough samples for two,
+    /// its hours take two. The edges are counted as brute force counts them: the bucket boundaries
+    /// between each block's first and last start, within the range.
+    @Test func fewBucketEdgesInsideBlocksStayOnOneThread() throws {
+        let (store, folder) = try fixture()
+        defer { folder.cleanup() }
+        for (bucket, manyEdges) in [("day", false), ("hour", true), ("15m", true)] {
+            let o = try options("Australia/Lord_Howe", bucket, [.count, .max])
+            let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
+            let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+            var boundaries: [Int64] = []
+            var b = walker.bucket(containing: plan.lo)
+            while b.end < plan.hi {
+                boundaries.append(b.end)
+                b = walker.bucket(containing: b.end)
+            }
+            var expected = 0
+            for reader in try store.segments(of: plan.type, from: plan.lo, to: plan.hi) {
+                for block in reader.summaries where block.lastStart >= plan.lo && block.firstStart < plan.hi {
+                    let (first, last) = (max(block.firstStart, plan.lo), min(block.lastStart, plan.hi - 1))
+                    expected += boundaries.filter { $0 > first && $0 <= last }.count
+                }
+            }
+            let split = try store.splitBlocks(plan, walker: walker)
+            #expect(split.edges == min(expected, AggregatePieces.minimumEdges), "\(bucket)")
+            #expect(split.samples >= 2 * AggregatePieces.minimumSamples, "\(bucket): enough samples for two")
+            let pieces = store.parallelPieces(plan, options: o, walker: walker)
+            #expect((pieces != nil) == manyEdges, "\(bucket): \(split.edges) edges")
+        }
     }
 
     @Test func smallRangesAndOneBucketStayOnOneThread() throws {
@@ -189,7 +221,8 @@ import Testing
     func bytesFormattedInPiecesComeOutInTheRowsOrder(bucket: String) throws {
         let (store, folder) = try fixture()
         defer { folder.cleanup() }
-        let o = try options("Asia/Kathmandu", bucket, [.count, .max])
+        // Days are too few edges for two threads from summaries alone; a percentile decodes them all.
+        let o = try options("Asia/Kathmandu", bucket, bucket == "day" ? [.count, .max, .p50] : [.count, .max])
         let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
         let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
         #expect(store.parallelPieces(plan, options: o, walker: walker) != nil)
