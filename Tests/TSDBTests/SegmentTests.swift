@@ -191,6 +191,17 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
         #expect(e?.kind == .unsupportedVersion && e?.message.contains("version 2") == true)
     }
 
+    /// A flipped bit in the version field is damage (the header CRC says so), not a newer format:
+    /// "unsupported version" would send the user to upgrade instead of rebuilding.
+    @Test func flippedVersionBitIsCorruption() {
+        for bit in 0..<16 {
+            var bytes = encodeSegment(randomSamples(10, seed: 3))
+            bytes[8 + bit / 8] ^= UInt8(1 << (bit % 8))
+            let e = error(bytes)
+            #expect(e?.kind == .corruption && e?.message.contains("header CRC") == true, "bit \(bit)")
+        }
+    }
+
     @Test func badHeaderCRC() {
         var bytes = encodeSegment(randomSamples(10, seed: 3))
         bytes[13] ^= 0xFF

@@ -338,7 +338,9 @@ import Testing
         let entry = store.manifest.segments.first { $0.type.hasSuffix("HeartRate") }!
         let path = folder.path + "/tsdb/" + entry.path
         var bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        bytes[bytes.count / 2] ^= 0x40
+        // Inside the heart-rate segment itself: the middle of the pack may be another segment's, or
+        // the zeros between two segments, which belong to none.
+        bytes[Int(entry.offset) + Int(entry.size) / 2] ^= 0x40
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let reopened = try Store(at: folder.path)
         let e = caught { _ = try storedSamples(reopened) }

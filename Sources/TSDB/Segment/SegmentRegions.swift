@@ -21,16 +21,17 @@ enum SegmentHeader {
                 "bad magic \(hex(magic)), expected \(hex(SegmentFormat.magic)) (not a tsdb segment)", offset: 0)
         }
         let version = try r.u16("version")
+        let flags = try r.u16("flags")
+        let stored = try r.u32("header CRC")
+        // §3: the CRC before the version, so a damaged version field is damage, not a newer format.
+        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
+        guard stored == computed else {
+            throw .corrupt("header CRC is \(hex32(stored)), computed \(hex32(computed))", offset: 12)
+        }
         guard version == SegmentFormat.version else {
             throw .unsupportedVersion(
                 "segment format version \(version); this build reads version \(SegmentFormat.version)",
                 offset: 8)
-        }
-        let flags = try r.u16("flags")
-        let stored = try r.u32("header CRC")
-        let computed = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<12]))
-        guard stored == computed else {
-            throw .corrupt("header CRC is \(hex32(stored)), computed \(hex32(computed))", offset: 12)
         }
         guard flags == 0 else { throw .corrupt("header flags are \(flags), expected 0", offset: 10) }
     }
