@@ -11,10 +11,10 @@
 
 /// A thread that runs one body after another: when a body returns it parks, waiting for the next,
 /// instead of exiting. A starter sets `body` and `argument` before it posts `wake`, and the worker
-/// reads them after. A woken worker is not moved away from
-/// the starter's core first: Linux wakes a thread on an idle core when there is one, and moving it
-/// (`Benchmarks/compare/thread_start.c`, mode 2 against 3) made its work begin 100-110 us later
-/// instead of 14-16, and one new day into a year 6.32 instead of 6.04 ms (medians of 31, ab.py).
+/// reads them after. A woken worker is not moved away from the starter's core first: Linux wakes a
+/// thread on an idle core when there is one, and moving it (`Benchmarks/compare/thread_start.c`,
+/// mode 2 against 3) made its work begin 100-110 us later instead of 14-16, and one new day into a
+/// year 6.32 instead of 6.04 ms (medians of 31, ab.py).
 struct worker {
     sem_t wake;
     void *(*body)(void *);
@@ -26,7 +26,6 @@ struct worker {
 
 static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker *parked;
-static int parked_count;
 
 static void *serve(void *raw) {
     struct worker *worker = raw;
@@ -37,7 +36,6 @@ static void *serve(void *raw) {
         pthread_mutex_lock(&parked_lock);
         worker->next = parked;
         parked = worker;
-        parked_count += 1;
         pthread_mutex_unlock(&parked_lock);
         while (sem_wait(&worker->wake) != 0) {
             if (errno != EINTR) abort();  // only a broken semaphore; handed work would never run
@@ -59,10 +57,7 @@ static int cores(cpu_set_t *everywhere, cpu_set_t *elsewhere) {
 int ctsdb_thread_start_elsewhere(void *(*body)(void *), void *argument) {
     pthread_mutex_lock(&parked_lock);
     struct worker *worker = parked;
-    if (worker != NULL) {
-        parked = worker->next;
-        parked_count -= 1;
-    }
+    if (worker != NULL) parked = worker->next;
     pthread_mutex_unlock(&parked_lock);
     if (worker != NULL) {
         worker->body = body;
@@ -98,7 +93,8 @@ int ctsdb_thread_start_elsewhere(void *(*body)(void *), void *argument) {
 
 int ctsdb_threads_parked(void) {
     pthread_mutex_lock(&parked_lock);
-    int count = parked_count;
+    int count = 0;
+    for (struct worker *w = parked; w != NULL; w = w->next) count += 1;
     pthread_mutex_unlock(&parked_lock);
     return count;
 }

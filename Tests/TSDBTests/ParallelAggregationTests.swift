@@ -101,7 +101,7 @@ import Testing
             let plan = store.aggregatePlan(Self.type, from: nil, to: nil, options: o)
             let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
             let pieces = store.parallelPieces(plan, options: o, walker: walker)
-            return (try store.samplesInSplitBlocks(plan, walker: walker), pieces)
+            return (try store.splitBlocks(plan, walker: walker).samples, pieces)
         }
         // Every block spans more than a minute; all the samples lie in one year's bucket.
         #expect(try split("minute", [.count]).0 == Self.samples.count)

@@ -249,7 +249,7 @@ struct BucketCursor {
 extension BlockSummary {
     /// Whether a scan of `[lo, hi)` takes the block whole: every sample starts in the range and in
     /// the bucket of its first, whose end `bucketEnd` gives. The scan and the choice of a second
-    /// thread (``Store/samplesInSplitBlocks(_:walker:)``) both ask this, so they agree on it.
+    /// thread (``Store/splitBlocks(_:walker:)``) both ask this, so they agree on it.
     @inline(__always)
     func liesInOneBucket(_ lo: Int64, _ hi: Int64, bucketEnd: (Int64) -> Int64) -> Bool {
         firstStart >= lo && lastStart < hi && bucketEnd(firstStart) > lastStart

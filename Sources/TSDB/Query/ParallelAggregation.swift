@@ -213,13 +213,8 @@ enum PieceHolding {
 }
 
 extension Store {
-    /// Samples of `plan`'s type in blocks that a bucket edge, or an end of the range, falls inside:
-    /// the blocks a scan splits, from their slot summaries or by decoding them.
-    func samplesInSplitBlocks(_ plan: AggregatePlan, walker: BucketWalker) throws(TSDBError) -> Int {
-        try splitBlocks(plan, walker: walker).samples
-    }
-
-    /// The samples in blocks that a bucket edge or an end of the range falls inside, and the bucket
+    /// The samples of `plan`'s type in blocks that a bucket edge or an end of the range falls inside
+    /// (the blocks a scan splits, from their slot summaries or by decoding them), and the bucket
     /// edges inside blocks (each counted where it falls between a block's first and last start, up
     /// to ``AggregatePieces/minimumEdges``): what a scan that takes whole blocks from their summaries
     /// works on, one edge at a time.
@@ -254,8 +249,8 @@ extension Store {
         let enough = total / AggregatePieces.minimumSamples
         guard enough >= 2 else { return nil }
         // When whole blocks are answered from their summaries, only blocks that a bucket edge
-        // splits cost anything: a year of days in the zone the blocks end in (the wearer's
-        // midnight) is quicker without a second thread.
+        // splits cost anything, about once per edge: a year of days in the zone the blocks end in
+        // (the wearer's midnight), or in any other (one edge a block), is quicker on one thread.
         if plan.summariesServe, let split = try? splitBlocks(plan, walker: walker),
             split.samples < 2 * AggregatePieces.minimumSamples || split.edges < AggregatePieces.minimumEdges
         {
