@@ -456,7 +456,7 @@ extension Store {
                     regionPays = Self.slotRegionPays(segment, from: b, lo, hi, plan, sweep.buckets)
                 }
                 if plan.summariesServe, slots != nil || regionPays == true,
-                    try reading.serve(block: b, of: segment, &slots, lo: lo, hi: hi, sweep: &sweep, row)
+                    try reading.serve(block: b, of: segment, &slots, lo: lo, hi: hi, edge: edge, sweep: &sweep, row)
                 {
                     result.blocksFromSlots += 1
                     continue
@@ -502,11 +502,13 @@ extension Store {
     /// an edge read from its slots, 110.0M with every one added up either side; the year's (a block
     /// of ~1,000 a day) 10.8M and 9.2M.
     static func sidesCostLess(_ s: BlockSummary, edge: Int64) -> Bool {
+        // A block too sparse to have slots would open its segment's slot region for nothing.
+        guard ReadingCost.likelyHasSlots(s) else { return true }
         let slots = Double(SlotSummary.number(s.lastStart) - SlotSummary.number(s.firstStart) + 1)
         let n = Double(s.sampleCount)
         let before = Double(edge - s.firstStart)
         let fewer = before <= Double(s.lastStart - edge) ? n * before / Double(s.lastStart - s.firstStart) : n
-        return n * 5 + fewer * 17 < slots * 230
+        return n * 5 + fewer * 17 < Swift.min(slots * 230, ReadingCost.slots(s, edge: edge))
     }
 
     /// Feeds block `b` to the sweep as the totals either side of `edge`, the one bucket edge inside
@@ -519,6 +521,15 @@ extension Store {
         guard let (before, after) = try segment.sideTotals(block: b, edge: edge, scratch: scratch) else {
             return false
         }
+        feed(before, after, of: s, edge: edge, sweep: &sweep, row)
+        return true
+    }
+
+    /// Feeds the totals of whole-number values of block `s` before `edge` and from it to the sweep.
+    static func feed(
+        _ before: ValueTotals, _ after: ValueTotals, of s: BlockSummary, edge: Int64, sweep: inout AggregateSweep,
+        _ row: (AggregateRow) -> Void
+    ) {
         func add(_ side: ValueTotals, from start: Int64) {
             sweep.advance(to: start, row)
             sweep.acc.merge(
@@ -529,7 +540,6 @@ extension Store {
         }
         add(before, from: s.firstStart)
         add(after, from: edge)
-        return true
     }
 
     /// Feeds a decoded block's samples starting in the plan's range to the sweep, a bucket's run
@@ -785,11 +795,22 @@ private struct SlotReading {
 
     /// Feeds block `b` to the sweep from its slot summaries if they answer for it; false when it
     /// has none or they do not (the block is then decoded).
+    /// A block across one bucket edge, `edge`, is added up either side of it from its slots before
+    /// the edge (``SlotSides``) when its values allow.
     mutating func serve(
-        block b: Int, of segment: SegmentReader, _ stream: inout SlotStream?, lo: Int64, hi: Int64,
+        block b: Int, of segment: SegmentReader, _ stream: inout SlotStream?, lo: Int64, hi: Int64, edge: Int64?,
         sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void
     ) throws(TSDBError) -> Bool {
         if stream == nil { stream = try segment.slotStream() }
+        if let edge {
+            switch try segment.readSlotSides(&stream!, block: b, edge: edge) {
+            case .some(.some(let (before, after))):
+                Store.feed(before, after, of: segment.summaries[b], edge: edge, sweep: &sweep, row)
+                return true
+            case .none: return false
+            case .some(.none): break
+            }
+        }
         if byRuns && Store.slotGridServes(segment.summaries[b], lo: lo, hi: hi, &sweep.buckets) {
             let outcome = try segment.readSlotRuns(
                 &stream!, block: b, lo: lo, hi: hi, bucketEnd: { sweep.buckets.bucket(containing: $0).end },

@@ -28,7 +28,9 @@ extension Store {
             if inside && edge == nil || SegmentReader.wholeNumbers(s) == nil { return true }
             guard ReadingCost.likelyHasSlots(s) else { continue }
             // A block the range cuts is decoded if its slots are not read.
-            let saving = (edge.map { ReadingCost.sides(s, edge: $0) } ?? ReadingCost.decode(s)) - ReadingCost.slots(s)
+            let saving =
+                edge.map { ReadingCost.sides(s, edge: $0) - ReadingCost.slots(s, edge: $0) }
+                ?? ReadingCost.decode(s) - ReadingCost.slots(s)
             guard saving > 0 else { continue }
             (saved, read, lastRead) = (saved + saving, read + 1, b)
             // Enough however many slots are stepped over: the rest need not be looked at.
@@ -64,6 +66,22 @@ enum ReadingCost {
 
     /// Reading block `s`'s slots: one a quarter hour of its span at most.
     static func slots(_ s: BlockSummary) -> Double { Double(span(s)) * slot }
+
+    /// Reading block `s`'s slots for its totals either side of `edge`: those before it added up
+    /// (``SlotSides``), the later ones stepped over, or read for their extremes when the earlier
+    /// side holds one of the block's (likelier the more slots it has, as in ``sides(_:edge:)``).
+    static func slots(_ s: BlockSummary, edge: Int64) -> Double {
+        let slots = Double(span(s))
+        let before = Double(SlotSummary.number(edge) - SlotSummary.number(s.firstStart))
+        let extremes = Swift.min(1, 2 * before / slots)
+        return 300 + before * slotAdded + (slots - before) * (extremes * slotWalked + (1 - extremes) * slotStepped)
+    }
+
+    /// A slot before the edge added up, one after it read for its extremes, and one stepped over
+    /// by counting the ends of its fields (``SlotSides``).
+    static let slotAdded = 135.0
+    static let slotWalked = 110.0
+    static let slotStepped = 14.0
 
     /// Adding block `s` up either side of `edge`, its samples taken as evenly spread: ~2,500 to
     /// decompress and locate its columns, ~5 a sample (the run headers, the walk to the edge by sums

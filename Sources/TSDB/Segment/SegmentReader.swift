@@ -124,6 +124,21 @@ public final class SegmentReader: @unchecked Sendable {
         }
     }
 
+    /// Block `b`'s totals either side of `edge` from its slots (``SlotStream/sides(ofBlock:summary:whole:edge:)``),
+    /// when its values are whole numbers (``wholeNumbers(_:)``): nil when it has no slots or its
+    /// values are not such, `.some(nil)` when the slots are left for a checked reading.
+    func readSlotSides(_ stream: inout SlotStream, block b: Int, edge: Int64) throws(TSDBError)
+        -> (before: ValueTotals, after: ValueTotals)??
+    {
+        guard let whole = Self.wholeNumbers(summaries[b]) else { return .some(nil) }
+        do throws(TSDBError) {
+            return try stream.sides(ofBlock: b, summary: summaries[b], whole: whole, edge: edge)
+        } catch {
+            onDamage?()
+            throw located(error)
+        }
+    }
+
     /// Runs `body` over the decompressed slot region once its CRC is checked; failures name the
     /// file and count as damage.
     private func withSlotRegion<R>(_ body: (UnsafeRawBufferPointer) throws(TSDBError) -> R) throws(TSDBError) -> R {

@@ -246,7 +246,7 @@ struct SlotStream {
     }
 }
 
-/// What ``SlotStream/runs(ofBlock:summary:lo:hi:bucketEnd:into:)`` made of a block's slots.
+/// What ``SlotStream`` made of a block's slots when asked to add them up.
 enum SlotRunsOutcome: Equatable {
     /// Added up into runs, at this scale.
     case summed(scale: UInt8)
@@ -263,10 +263,38 @@ extension SlotStream {
         ofBlock b: Int, summary: BlockSummary, lo: Int64, hi: Int64, bucketEnd: (Int64) -> Int64,
         into runs: inout [SlotRun]
     ) throws(TSDBError) -> SlotRunsOutcome {
-        precondition(b >= nextBlock, "slot blocks are read in increasing order")
         runs.removeAll(keepingCapacity: true)
+        let read = try quickly(block: b) { padded, end, at, n in
+            SlotRunReader.read(
+                padded, end: end, at: at, count: n, summary: summary, lo: lo, hi: hi, bucketEnd: bucketEnd,
+                into: &runs
+            ).map { ($0.end, $0.scale) }
+        }
+        guard let read else { return .noSlots }
+        return read.map { .summed(scale: $0) } ?? .declined
+    }
+
+    /// Block `b`'s totals either side of `edge` from its slots (``SlotSides``), its values totalling
+    /// `whole`: nil when it has none, `.some(nil)` when they are left for a checked reading.
+    mutating func sides(ofBlock b: Int, summary: BlockSummary, whole: ValueTotals, edge: Int64) throws(TSDBError)
+        -> (before: ValueTotals, after: ValueTotals)??
+    {
+        try quickly(block: b) { padded, end, at, n in
+            SlotSides.totals(padded, end: end, at: at, count: n, summary: summary, whole: whole, edge: edge)
+                .map { ($0.end, ($0.before, $0.after)) }
+        }
+    }
+
+    /// Block `b`'s slot count read and its slots handed to `read` (the padded region, the region's
+    /// end, the position after the count, the count), which gives the position after them and what
+    /// it made, or nil to leave them for a checked reading (the stream stays before the block).
+    /// Nil when the block has no slots; `b` must exceed earlier calls'.
+    private mutating func quickly<R>(
+        block b: Int, _ read: (UnsafeRawBufferPointer, Int, Int, Int) -> (end: Int, made: R)?
+    ) throws(TSDBError) -> R?? {
+        precondition(b >= nextBlock, "slot blocks are read in increasing order")
         let (start, offset, skipped) = (position, self.offset, nextBlock)
-        let read: Result<(Int, Int, SlotRunsOutcome), TSDBError> = withRegion { bytes, padded in
+        let outcome: Result<(Int, Int, R??), TSDBError> = withRegion { bytes, padded in
             var r = ByteReader(
                 bytes, baseOffset: offset, context: "slot region (offsets within its decompressed bytes)")
             do throws(TSDBError) {
@@ -274,21 +302,18 @@ extension SlotStream {
                 for k in skipped..<b { try skip(block: k, &r) }
                 let blockStart = r.position
                 let n = try r.count("slot count", limit: r.remaining)
-                guard n > 0 else { return .success((r.position, b + 1, .noSlots)) }
-                guard
-                    let (end, scale) = SlotRunReader.read(
-                        padded, end: bytes.count, at: r.position, count: n, summary: summary, lo: lo, hi: hi,
-                        bucketEnd: bucketEnd,
-                        into: &runs)
-                else { return .success((blockStart, b, .declined)) }
-                return .success((end, b + 1, .summed(scale: scale)))
+                guard n > 0 else { return .success((r.position, b + 1, nil)) }
+                guard let (end, made) = read(padded, bytes.count, r.position, n) else {
+                    return .success((blockStart, b, .some(nil)))
+                }
+                return .success((end, b + 1, .some(made)))
             } catch {
                 return .failure(error)
             }
         }
-        let outcome: SlotRunsOutcome
-        (position, nextBlock, outcome) = try read.get()
-        return outcome
+        let made: R??
+        (position, nextBlock, made) = try outcome.get()
+        return made
     }
 }
 
