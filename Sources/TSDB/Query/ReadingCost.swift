@@ -67,20 +67,24 @@ enum ReadingCost {
     /// Reading block `s`'s slots: one a quarter hour of its span at most.
     static func slots(_ s: BlockSummary) -> Double { Double(span(s)) * slot }
 
-    /// Reading block `s`'s slots for its totals either side of `edge`: those before it added up
-    /// (``SlotSides``), the later ones stepped over, or read for their extremes when the earlier
-    /// side holds one of the block's (likelier the more slots it has, as in ``sides(_:edge:)``).
+    /// Reading block `s`'s slots for its totals either side of `edge` (``SlotSides``): the side
+    /// with fewer slots added up; when that is the earlier, the later slots stepped over, or read
+    /// for their extremes when the earlier side holds one of the block's (likelier the more slots it
+    /// has, as in ``sides(_:edge:)``); when it is the later, the earlier ones read for their samples
+    /// and extremes.
     static func slots(_ s: BlockSummary, edge: Int64) -> Double {
         let slots = Double(span(s))
         let before = Double(SlotSummary.number(edge) - SlotSummary.number(s.firstStart))
+        let after = slots - before
+        guard after >= before else { return 300 + before * slotSkimmed + after * slotAdded }
         let extremes = Swift.min(1, 2 * before / slots)
-        return 300 + before * slotAdded + (slots - before) * (extremes * slotWalked + (1 - extremes) * slotStepped)
+        return 300 + before * slotAdded + after * (extremes * slotSkimmed + (1 - extremes) * slotStepped)
     }
 
-    /// A slot before the edge added up, one after it read for its extremes, and one stepped over
-    /// by counting the ends of its fields (``SlotSides``).
+    /// A slot added up, one read for its samples and extremes alone, and one stepped over by
+    /// counting the ends of its fields (``SlotSides``).
     static let slotAdded = 135.0
-    static let slotWalked = 110.0
+    static let slotSkimmed = 85.0
     static let slotStepped = 14.0
 
     /// Adding block `s` up either side of `edge`, its samples taken as evenly spread: ~2,500 to
