@@ -490,7 +490,9 @@ extension Store {
     }
 
     /// Whether adding block `s` up either side of `edge` likely costs less than reading its slot
-    /// summaries, if it has any. In callgrind the slots took ~230 instructions each (one a quarter
+    /// summaries, if it has any: those on the side of the edge with fewer of them (``SlotSides``,
+    /// priced by ``ReadingCost/slots(_:edge:)``), or every one when that declines the block. In
+    /// callgrind every slot read took ~230 instructions each (one a quarter
     /// hour of the block's span at most) and the sides ~5 a sample, plus ~17 for each of the fewer
     /// side's; when the fewer are the later ones, every sample's. (Their deltas are only followed
     /// from the first, but the earlier side is added up as well when the fewer hold an extreme:

@@ -1,7 +1,7 @@
 /// A block's totals either side of one bucket edge from its slot summaries (Formats/segment-v3.md
-/// §6.1) when its values are whole numbers: the slots before the edge are added up and the later
-/// side is the block's index entry (§6) less them, so a day in another zone than the one blocks end
-/// in reads the few quarter hours on one side of its midnight, not the block's samples.
+/// §6.1) when its values are whole numbers: the slots on the side with fewer of them are added up
+/// and the other side is the block's index entry (§6) less them, so a day in another zone than the
+/// one blocks end in reads a few quarter hours around its midnight, not the block's samples.
 enum SlotSides {
     /// A slot's fields but its squared sum, in a block whose samples all have values.
     struct ValuedSlot {
@@ -45,7 +45,8 @@ enum SlotSides {
         /// Reads the slot at `i` for its samples and extremes alone and moves to it; returns its
         /// samples and maximum mantissa. A slot of five one-byte fields (gap, samples, valueless,
         /// minimum, range) and two more within eight bytes, as most are, is read from two loads
-        /// (~85 instructions with the loop around it, against ~130 to add one up); any other as ``step(_:)`` reads it.
+        /// (~85 instructions with the loop around it, against ~130 to add one up); any other as
+        /// ``step(_:)`` reads it.
         @inline(__always)
         mutating func skim(_ base: UnsafeRawPointer) -> (samples: UInt64, maximum: Int64) {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
