@@ -76,12 +76,13 @@ enum SlotSides {
         }
     }
 
-    /// The totals of the block `summary` (whose values total `whole`, ``SegmentReader/wholeNumbers(_:)``)
-    /// before and from `edge`, a slot boundary strictly inside it, from its `n` slots at `bytes[start...]`
-    /// (its scale byte first), and the position after them. The side with fewer slots is added up,
-    /// the other is the block's less it (``earlierAddedUp`` and ``laterAddedUp``). Nil for slots at a
-    /// scale other than 0, or anything unusual (as ``SlotRunReader/read(_:end:at:count:summary:lo:hi:bucketEnd:into:)``):
-    /// the caller reads the block another way, which names what is wrong. Bytes from `regionEnd` to
+    /// The totals of the block `summary` (whose values total `whole`,
+    /// ``SegmentReader/wholeNumbers(_:)``) before and from `edge`, a slot boundary strictly inside
+    /// it, from its `n` slots at `bytes[start...]` (its scale byte first), and the position after
+    /// them. The side with fewer slots is added up, the other is the block's less it
+    /// (``earlierAddedUp`` and ``laterAddedUp``). Nil for slots at a scale other than 0, or anything
+    /// unusual (as ``SlotRunReader/read(_:end:at:count:summary:lo:hi:bucketEnd:into:)``): the caller
+    /// reads the block another way, which names what is wrong. Bytes from `regionEnd` to
     /// `bytes.count` are padding (``SlotRunReader/room`` zeros).
     static func totals(
         _ bytes: UnsafeRawBufferPointer, end regionEnd: Int, at start: Int, count n: Int, summary: BlockSummary,
