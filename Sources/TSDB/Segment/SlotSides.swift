@@ -67,13 +67,6 @@ enum SlotSides {
             i &+= 6 &+ second / 8
             return (samples, minimum &+ Int64(bitPattern: word >> 32 & 0x7F))
         }
-
-        /// The number of the slot at `i`, read without moving.
-        @inline(__always)
-        func nextSlot(_ base: UnsafeRawPointer) -> Int64 {
-            var (j, ok) = (i, true)
-            return slot &+ 1 &+ Int64(bitPattern: SlotRunReader.varint(base, &j, &ok))
-        }
     }
 
     /// The totals of the block `summary` (whose values total `whole`,
@@ -130,8 +123,14 @@ enum SlotSides {
         defer { outer = walk }
         let (n, whole) = (b.count, b.whole)
         var before = ValueTotals()
-        while walk.read < n && walk.i <= b.limit && walk.nextSlot(b.base) < b.edgeSlot {
+        while walk.read < n && walk.i <= b.limit {
+            // A slot from the edge on is read and then given back: cheaper than reading its gap twice.
+            let kept = walk
             let (samples, deviations, maximum) = walk.step(b.base)
+            guard walk.slot < b.edgeSlot else {
+                walk = kept
+                break
+            }
             before.count &+= Int(truncatingIfNeeded: samples)
             before.sum &+= walk.minimum &* Int64(truncatingIfNeeded: samples) &+ Int64(truncatingIfNeeded: deviations)
             before.minimum = Swift.min(before.minimum, walk.minimum)
@@ -172,8 +171,13 @@ enum SlotSides {
         defer { outer = walk }
         let (n, whole) = (b.count, b.whole)
         var (samples, low, high) = (UInt64(0), Int64.max, Int64.min)
-        while walk.read < n && walk.i <= b.limit && walk.nextSlot(b.base) < b.edgeSlot {
+        while walk.read < n && walk.i <= b.limit {
+            let kept = walk
             let slot = walk.skim(b.base)
+            guard walk.slot < b.edgeSlot else {
+                walk = kept
+                break
+            }
             (samples, high) = (samples &+ slot.samples, Swift.max(high, slot.maximum))
             low = Swift.min(low, walk.minimum)
         }
