@@ -796,9 +796,9 @@ private struct SlotReading {
     }
 
     /// Feeds block `b` to the sweep from its slot summaries if they answer for it; false when it
-    /// has none or they do not (the block is then decoded).
-    /// A block across one bucket edge, `edge`, is added up either side of it from its slots before
-    /// the edge (``SlotSides``) when its values allow.
+    /// has none or they do not (the block is then decoded). A block across one bucket edge, `edge`,
+    /// is added up from the slots on the side of it with fewer of them (``SlotSides``) when its
+    /// values allow.
     mutating func serve(
         block b: Int, of segment: SegmentReader, _ stream: inout SlotStream?, lo: Int64, hi: Int64, edge: Int64?,
         sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void

@@ -28,7 +28,8 @@ enum SlotSides {
         /// Slots between two of a block's: 2^24 quarter hours are 479 years.
         static let gapBound: UInt64 = 1 << 24
 
-        /// Reads the slot at `i` and moves to it; returns it and its maximum mantissa.
+        /// Reads the slot at `i` and moves to it; returns its samples, its deviations and its
+        /// maximum mantissa (its minimum is then `minimum`).
         @inline(__always)
         mutating func step(_ base: UnsafeRawPointer) -> (samples: UInt64, deviations: UInt64, maximum: Int64) {
             let s = SlotSides.valuedSlot(base, &i, &ok)
@@ -131,10 +132,7 @@ enum SlotSides {
                 walk = kept
                 break
             }
-            before.count &+= Int(truncatingIfNeeded: samples)
-            before.sum &+= walk.minimum &* Int64(truncatingIfNeeded: samples) &+ Int64(truncatingIfNeeded: deviations)
-            before.minimum = Swift.min(before.minimum, walk.minimum)
-            before.maximum = Swift.max(before.maximum, maximum)
+            before.add(slotOf: samples, minimum: walk.minimum, maximum: maximum, deviations: deviations)
         }
         // Stopped at the first slot from the edge on: one lies there, since edge <= lastStart.
         guard walk.ok, walk.read >= 1, walk.read < n, walk.i <= b.limit, before.count < whole.count,
@@ -185,10 +183,7 @@ enum SlotSides {
         var after = ValueTotals()
         while walk.read < n && walk.i <= b.limit {
             let (count, deviations, maximum) = walk.step(b.base)
-            after.count &+= Int(truncatingIfNeeded: count)
-            after.sum &+= walk.minimum &* Int64(truncatingIfNeeded: count) &+ Int64(truncatingIfNeeded: deviations)
-            after.minimum = Swift.min(after.minimum, walk.minimum)
-            after.maximum = Swift.max(after.maximum, maximum)
+            after.add(slotOf: count, minimum: walk.minimum, maximum: maximum, deviations: deviations)
         }
         guard walk.ok, earlier >= 1, earlier < n, walk.read == n, walk.slot == b.lastSlot, after.count >= 1,
             after.count < whole.count, samples == UInt64(whole.count - after.count),
@@ -225,5 +220,17 @@ enum SlotSides {
         let deviations = SlotRunReader.varint(base, &i, &ok)
         _ = SlotRunReader.varint(base, &i, &ok)  // the squared deviations: no spread asked for
         return ValuedSlot(gap: gap, samples: samples, minimumDelta: minimumDelta, range: range, deviations: deviations)
+    }
+}
+
+extension ValueTotals {
+    /// Adds a slot of `samples` mantissas from `minimum` to `maximum` whose Σ(m − minimum) is
+    /// `deviations` (§6.1), wrapping: the walk's bounds and checks keep real totals far from it.
+    @inline(__always)
+    mutating func add(slotOf samples: UInt64, minimum: Int64, maximum: Int64, deviations: UInt64) {
+        count &+= Int(truncatingIfNeeded: samples)
+        sum &+= minimum &* Int64(truncatingIfNeeded: samples) &+ Int64(truncatingIfNeeded: deviations)
+        self.minimum = Swift.min(self.minimum, minimum)
+        self.maximum = Swift.max(self.maximum, maximum)
     }
 }
