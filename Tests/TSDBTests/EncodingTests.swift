@@ -409,4 +409,31 @@ import Testing
             #expect(known.strings.count == 4)
         }
     }
+
+    /// Lists that repeat in order (a manifest's types month by month, some months missing some),
+    /// and in no order, with strings of one length that differ in one byte: each read is the
+    /// string written, and the known strings are the distinct ones in the order first read.
+    @Test(arguments: [3, 8, 21])
+    func stringsAmongKnownOnesMatchTheirBytesInAnyOrder(seed: UInt64) throws {
+        var rng = SplitMix64(seed: seed)
+        let pool = (0..<12).map { "HKQuantityTypeIdentifier" + String(UnicodeScalar(UInt8(65 + $0))) } + ["", "é"]
+        var sequence: [Int] = []
+        for _ in 0..<40 {
+            let inOrder = rng.next() % 2 == 0
+            let count = UInt64(pool.count)
+            sequence +=
+                inOrder
+                ? pool.indices.filter { _ in rng.next() % 4 != 0 } : pool.indices.map { _ in Int(rng.next() % count) }
+        }
+        var w = ByteWriter()
+        for i in sequence { w.string(pool[i]) }
+        try w.bytes.withUnsafeBytes { (buf) throws in
+            var r = ByteReader(buf, context: "test")
+            var known = KnownStrings()
+            for i in sequence { #expect(try r.string("type", among: &known) == pool[i]) }
+            var firstRead: [String] = []
+            for i in sequence where !firstRead.contains(pool[i]) { firstRead.append(pool[i]) }
+            #expect(known.strings == firstRead)
+        }
+    }
 }

@@ -396,7 +396,7 @@ extension Store {
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {
         let kind = TypeCatalog.kind(of: type)
         let stats = options.statistics ?? AggregatePlan.defaultStatistics(kind)
-        let entries = segmentEntries.filter { $0.type == type }
+        let entries = segmentEntries(of: type)
         let intervals = (kind == .cumulative && stats.contains(.sum)) || kind == .category
         let lo = max(from ?? (entries.map(\.firstStart).min() ?? 0), AggregatePlan.earliest)
         let hi = min(

@@ -3,7 +3,7 @@ extension Store {
     /// segment's order), or nil when the store has none. Answered from the index: the manifest
     /// names the segment, the block index the block, and only that block is decoded.
     public func latest(of type: String) throws(TSDBError) -> Sample? {
-        let entries = segmentEntries.filter { $0.type == type }
+        let entries = segmentEntries(of: type)
         guard let newest = entries.map(\.lastStart).max() else { return nil }
         // The segment holding the latest start (segments are per month, so exactly one holds it).
         guard let segment = try segments(of: type, from: newest, to: newest + 1).last, segment.blockCount > 0 else {

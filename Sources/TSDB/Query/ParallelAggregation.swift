@@ -243,7 +243,7 @@ extension Store {
     func parallelPieces(_ plan: AggregatePlan, options: AggregateOptions, walker: BucketWalker) -> AggregatePieces? {
         guard sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1, let width = options.bucket.shortestSeconds else { return nil }
         // Samples per segment, taken as spread evenly over its span (good enough for cutting).
-        let parts = segmentEntries.filter { $0.type == plan.type && $0.lastStart >= plan.lo && $0.firstStart < plan.hi }
+        let parts = segmentEntries(of: plan.type).filter { $0.lastStart >= plan.lo && $0.firstStart < plan.hi }
             .sorted { $0.firstStart < $1.firstStart }
         let total = parts.reduce(0) { $0 + Int($1.sampleCount) }
         let enough = total / AggregatePieces.minimumSamples

@@ -26,7 +26,7 @@ extension Store {
         from: Int64? = nil, to: Int64? = nil,
         options: AggregateOptions = AggregateOptions()
     ) throws(TSDBError) -> [SleepNight] {
-        let entries = segmentEntries.filter { $0.type == Self.sleepType }
+        let entries = segmentEntries(of: Self.sleepType)
         guard let dataStart = entries.map(\.firstStart).min(), let dataEnd = entries.map(\.maxEnd).max() else {
             return []
         }

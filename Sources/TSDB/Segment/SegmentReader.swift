@@ -50,7 +50,13 @@ public final class SegmentReader: @unchecked Sendable {
         } catch {
             throw error.at(path: file.path, offsetBy: file.offset)
         }
-        func table(_ list: [String]) -> [OptionalText] { [.absent, .null] + list.map { .text($0) } }
+        // Made in one allocation: `[.absent, .null] + list.map(...)` made three arrays a table.
+        func table(_ list: [String]) -> [OptionalText] {
+            var texts: [OptionalText] = [.absent, .null]
+            texts.reserveCapacity(list.count + 2)
+            for s in list { texts.append(.text(s)) }
+            return texts
+        }
         units = table(dictionary.units)
         sources = table(dictionary.sources)
         devices = table(dictionary.devices)
@@ -329,16 +335,20 @@ public final class SegmentReader: @unchecked Sendable {
         d.metadata = try list()
         d.numberTexts = try list()
         let nf = try r.count("time form count", limit: r.remaining / 8)
+        // Each half checked on its own (looping over an array of the two allocated one a form).
+        func check(_ half: UInt32) throws(TSDBError) {
+            // §4.4: bits 22–31 are 0; -00:00 (bit 21) means offset 0 and no Z.
+            let flags = half >> 20
+            let offset = half & 0xFFFF
+            guard half >> 22 == 0, flags != 3, flags != 2 || offset == 0, (half >> 16) & 0xF <= 9 else {
+                throw r.fail("time form 0x\(String(half, radix: 16)) has reserved or contradictory bits")
+            }
+        }
+        d.forms.reserveCapacity(nf)
         for _ in 0..<nf {
             let pair = try r.u64("time form pair")
-            for half in [UInt32(truncatingIfNeeded: pair), UInt32(truncatingIfNeeded: pair >> 32)] {
-                // §4.4: bits 22–31 are 0; -00:00 (bit 21) means offset 0 and no Z.
-                let flags = half >> 20
-                let offset = half & 0xFFFF
-                guard half >> 22 == 0, flags != 3, flags != 2 || offset == 0, (half >> 16) & 0xF <= 9 else {
-                    throw r.fail("time form 0x\(String(half, radix: 16)) has reserved or contradictory bits")
-                }
-            }
+            try check(UInt32(truncatingIfNeeded: pair))
+            try check(UInt32(truncatingIfNeeded: pair >> 32))
             d.forms.append(pair)
         }
         guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the dictionary") }

@@ -126,6 +126,13 @@ public struct Manifest: Sendable, Equatable {
     static func decode(_ bytes: UnsafeRawBufferPointer, path: String, rawFiles: Bool = true) throws(TSDBError)
         -> Manifest
     {
+        try decodeWithTypes(bytes, path: path, rawFiles: rawFiles).manifest
+    }
+
+    /// ``decode(_:path:rawFiles:)``, with the segments' types told apart as they are read.
+    static func decodeWithTypes(_ bytes: UnsafeRawBufferPointer, path: String, rawFiles: Bool = true)
+        throws(TSDBError) -> (manifest: Manifest, types: SegmentTypes)
+    {
         do throws(TSDBError) {
             guard bytes.count >= 24 else {
                 throw TSDBError.corrupt("manifest is \(bytes.count) bytes, too short", offset: 0)
@@ -158,8 +165,11 @@ public struct Manifest: Sendable, Equatable {
             // Segments come month by month, a type in each: every entry's type is one of the types
             // read before it when it can be (one string per type, not one per segment).
             var types = KnownStrings()
+            var typeOfSegment: [Int32] = []
+            typeOfSegment.reserveCapacity(ns)
             for _ in 0..<ns {
                 let type = try r.string("type", among: &types)
+                typeOfSegment.append(Int32(types.latestIndex))
                 let (year, month) = (Int(try r.u16("year")), Int(try r.u8("month")))
                 let fileAt = r.fileOffset
                 let file = try r.uvarint("file index")
@@ -178,7 +188,8 @@ public struct Manifest: Sendable, Equatable {
                         size: size, crc: try r.u32("segment CRC"), sampleCount: try r.int("sample count"),
                         firstStart: try r.i64(), lastStart: try r.i64(), maxEnd: try r.i64()))
             }
-            guard rawFiles else { return m }
+            let segmentTypes = SegmentTypes(names: types.strings, ofSegment: typeOfSegment)
+            guard rawFiles else { return (m, segmentTypes) }
             let nr = try r.count("raw file count", limit: r.remaining / 34)
             m.rawFiles.reserveCapacity(nr)
             for _ in 0..<nr {
@@ -196,7 +207,7 @@ public struct Manifest: Sendable, Equatable {
                 m.rawFiles.append(entry)
             }
             guard r.remaining == 4 else { throw r.fail("\(r.remaining - 4) unexpected bytes before the CRC") }
-            return m
+            return (m, segmentTypes)
         } catch {
             throw error.at(path: path)
         }
@@ -205,6 +216,28 @@ public struct Manifest: Sendable, Equatable {
     static func read(at path: String) throws(TSDBError) -> Manifest {
         let file = try MappedFile(path: path)
         return try file.withBytes { (b) throws(TSDBError) in try decode(b, path: path) }
+    }
+}
+
+/// A decoded manifest's segments by type: its distinct types in the order they first appear, and
+/// each segment's index among them. Queries pick a type's segments by these indices rather than
+/// by comparing each entry's type name (and copying the entry, two strings retained and released):
+/// that was ~150K instructions of a year's daily query, a sixteenth of the process (callgrind).
+struct SegmentTypes: Sendable {
+    let names: [String]
+    let ofSegment: [Int32]
+
+    /// The index of `type` among ``names``, if the manifest has it.
+    func index(of type: String) -> Int32? {
+        // Segment entries share their type's string, so a name taken from here matches at once.
+        let length = type.utf8.count
+        return names.firstIndex { $0.utf8.count == length && $0 == type }.map { Int32($0) }
+    }
+
+    /// The indices of `type`'s segments, in manifest order.
+    func segments(of type: String) -> [Int] {
+        guard let t = index(of: type) else { return [] }
+        return ofSegment.indices.filter { ofSegment[$0] == t }
     }
 }
 

@@ -25,6 +25,8 @@ public final class Store: Sendable {
     /// manifest is replaced by a rename, never rewritten in place.
     private struct State {
         var manifest: Manifest
+        /// The segments' types, told apart while decoding (never changed: `manifest.segments` isn't).
+        let types: SegmentTypes
         let file: MappedFile
         var rawFilesDecoded = false
         /// The segments opened so far, by their index in `manifest.segments` (an array, not a
@@ -34,7 +36,8 @@ public final class Store: Sendable {
 
         init(reading path: String) throws(TSDBError) {
             file = try MappedFile(path: path)
-            manifest = try file.withBytes { (b) throws(TSDBError) in try Manifest.decode(b, path: path, rawFiles: false)
+            (manifest, types) = try file.withBytes { (b) throws(TSDBError) in
+                try Manifest.decodeWithTypes(b, path: path, rawFiles: false)
             }
             openSegments = Array(repeating: nil, count: manifest.segments.count)
         }
@@ -82,6 +85,14 @@ public final class Store: Sendable {
     /// The segments of the generation this store reads (what queries need, without raw-file entries).
     package var segmentEntries: [Manifest.SegmentEntry] { state.withLock { $0.manifest.segments } }
 
+    /// The segments of `type` (see ``segmentEntries``), in manifest order.
+    package func segmentEntries(of type: String) -> [Manifest.SegmentEntry] {
+        state.withLock { state in
+            let segments = state.manifest.segments
+            return state.types.segments(of: type).map { segments[$0] }
+        }
+    }
+
     /// Opens the store for `path` (see ``StoreLayout/locate(_:)`` for what `path` may be).
     public convenience init(at path: String) throws(TSDBError) {
         try self.init(layout: StoreLayout.locate(path))
@@ -125,29 +136,7 @@ public final class Store: Sendable {
     }
 
     /// The stored type identifiers, in manifest order: what naming a type needs, without the totals.
-    public var typeNames: [String] {
-        // Segments come month by month, the types of each in the same order: the name after the
-        // one found last is tried first, and only a miss (a month's first type, a type that month
-        // lacks) looks through them all, by length first. Looking through them all for every
-        // segment took 81K instructions of the year's daily query (a Set of the names cost more,
-        // in metadata made at run time).
-        var names: [String] = []
-        var next = 0
-        for s in segmentEntries {
-            if next < names.count && names[next] == s.type {
-                next += 1
-                continue
-            }
-            let length = s.type.utf8.count
-            if let k = names.firstIndex(where: { $0.utf8.count == length && $0 == s.type }) {
-                next = k + 1
-            } else {
-                names.append(s.type)
-                next = names.count
-            }
-        }
-        return names
-    }
+    public var typeNames: [String] { state.withLock { $0.types.names } }
 
     /// The segments of `type` that may hold a sample starting in `[from, to)` (or, with
     /// `overlapping`, any sample whose interval reaches into it), in time order.
@@ -166,12 +155,10 @@ public final class Store: Sendable {
                 // gets a new generation in its name), so a reader opened here is right to keep.
                 let (generation, wanted) = state.withLock { state in
                     let segments = state.manifest.segments
-                    let wanted = segments.indices.filter { i in
+                    let wanted = state.types.segments(of: type).filter { i in
                         let entry = segments[i]
-                        // Times first: a type's name is compared only for the months asked for.
                         return entry.firstStart < to
                             && (overlapping ? entry.maxEnd > from || entry.lastStart >= from : entry.lastStart >= from)
-                            && entry.type == type
                     }.map { (index: $0, entry: segments[$0], open: state.openSegments[$0]) }
                     return (state.manifest.generation, wanted)
                 }
