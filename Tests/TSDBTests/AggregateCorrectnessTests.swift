@@ -279,6 +279,35 @@ import Testing
         }
     }
 
+    /// A bucket's count, sum, min, max and mean taken at once are, for every choice of them, what
+    /// each statistic alone gives: empty buckets, buckets of valueless samples only, and interval
+    /// sums present or not.
+    @Test func basicStatisticsAtOnceAreEachStatisticAlone() {
+        var rng = SplitMix64(seed: 19)
+        let basic: [Statistic] = [.count, .sum, .min, .max, .mean]
+        for round in 0..<60 {
+            var acc = Accumulator()
+            for _ in 0..<(round % 5 == 0 ? 0 : Int(rng.next() % 40)) {
+                if rng.next() % 4 == 0 {
+                    acc.addValueless()
+                } else {
+                    acc.add(Double(Int(rng.next() % 400)) - 100 + (round % 2 == 0 ? 0 : 0.25), keepValue: false)
+                }
+            }
+            let cumulativeSum: Double? = round % 3 == 0 ? Double(rng.next() % 1000) / 8 : nil
+            for mask in UInt16(0)..<32 {
+                let chosen = basic.filter { mask & 1 << $0.index != 0 }
+                var oneByOne = StatisticValues()
+                for s in chosen {
+                    oneByOne[s] = acc.value(s, cumulativeSum: cumulativeSum, style: .discreteArithmetic)
+                }
+                let atOnce = acc.basicValues(mask, cumulativeSum: cumulativeSum)
+                #expect(atOnce == oneByOne, "round \(round), mask \(mask)")
+                for s in Statistic.allCases where !chosen.contains(s) { #expect(atOnce[s] == nil) }
+            }
+        }
+    }
+
     /// A file of the published generation gone, another cut short: the months of every segment in
     /// them are rebuilt from the raw files by the next compaction, one repair per file. Two
     /// compactions make two files: February's segments stay in the first when the second adds

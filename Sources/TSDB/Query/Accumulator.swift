@@ -312,6 +312,24 @@ struct Accumulator {
         self.maximum = Swift.max(self.maximum, groupMax)
     }
 
+    /// The statistics among count, sum, min, max and mean that `mask` names (bits by
+    /// ``Statistic/index``), all at once, each as ``value(_:cumulativeSum:style:)`` gives it with
+    /// the mean a plain average: a bucket's row without a call and a switch per statistic (a
+    /// year's hourly rows took ~170 instructions a row that way).
+    func basicValues(_ mask: UInt16, cumulativeSum: Double?) -> StatisticValues {
+        // count always; sum from the interval credits, or with values like min, max and mean.
+        let defined: UInt16 = valueCount > 0 ? 0b11111 : cumulativeSum != nil ? 0b00011 : 0b00001
+        let present = mask & defined
+        var v = StatisticValues()
+        if present & 1 != 0 { v.stored.0 = Double(count) }
+        if present & 2 != 0 { v.stored.1 = cumulativeSum ?? sum }
+        if present & 4 != 0 { v.stored.2 = minimum }
+        if present & 8 != 0 { v.stored.3 = maximum }
+        if present & 16 != 0 { v.stored.4 = sum / Double(valueCount) }
+        v.present = present
+        return v
+    }
+
     @inline(__always)
     mutating func value(_ s: Statistic, cumulativeSum: Double?, style: AggregationStyle) -> Double? {
         switch s {

@@ -12,12 +12,18 @@ struct AggregateSweep {
     /// Where rows go instead of `emit`, when set: laid out in columns straight from the
     /// accumulator, with no row made and read back (``Store/aggregateColumns(_:from:to:options:)``).
     var columns: ColumnRows?
+    /// The plan's statistics as bits by ``Statistic/index``, when all are among count, sum, min,
+    /// max and a plain mean (``Accumulator/basicValues(_:cumulativeSum:)``).
+    let basicStatistics: UInt16?
 
     init(plan: AggregatePlan, walker: BucketWalker, fill: Bool, credits: IntervalCredits?) {
         self.plan = plan
         buckets = BucketCursor(walker)
         self.fill = fill
         self.credits = credits
+        // count, sum, min, max and mean are indices 0 to 4.
+        let mask = plan.statistics.reduce(UInt16(0)) { $0 | 1 << $1.index }
+        basicStatistics = plan.style != .discreteEquivalentContinuousLevel && mask & ~0b11111 == 0 ? mask : nil
     }
 
     /// The end of the current bucket (`Int64.min` before the first), for a cheap test per sample.
@@ -76,9 +82,14 @@ struct AggregateSweep {
         if columns != nil {
             return columns!.append(bucket, &acc, plan, cumulativeSum: cumulativeSum, seconds: seconds)
         }
-        var values = StatisticValues()
-        for s in plan.statistics {
-            if let v = acc.value(s, cumulativeSum: cumulativeSum, style: plan.style) { values[s] = v }
+        var values: StatisticValues
+        if let basic = basicStatistics {
+            values = acc.basicValues(basic, cumulativeSum: cumulativeSum)
+        } else {
+            values = StatisticValues()
+            for s in plan.statistics {
+                if let v = acc.value(s, cumulativeSum: cumulativeSum, style: plan.style) { values[s] = v }
+            }
         }
         emit(AggregateRow(start: bucket.start, end: bucket.end, values: values, seconds: seconds))
     }
