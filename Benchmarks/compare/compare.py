@@ -529,6 +529,12 @@ def main():
     extra = os.path.join(args.work, "year-plus-one")
     if not os.path.isdir(extra):
         run([tsdb.exe, "generate", extra, "--days", "366", "--start", "2025-01-01"])
+    # The day the new-day timing adds must not be there already: left by an interrupted run or by
+    # hand (ab.py, a profile), it made the year 366 days and the "new" day an unchanged one.
+    leftover = os.path.join(year, "raw/2026/01/2026-01-01.json")
+    if os.path.exists(leftover):
+        sys.exit(f"error: {leftover} is already in the year (a new day left from an earlier run?); "
+                 "remove it, or use a fresh --work")
     print("measuring the year…", flush=True)
     results = [measure("A realistic year", year, tsdb, "2025", ("2025-03-01", "2025-06-01"), args.work,
                        incremental_day=(os.path.join(extra, "raw/2026/01/2026-01-01.json"), "2026/01/2026-01-01.json"))]
