@@ -241,38 +241,63 @@ struct FixedRecord {
     }
 }
 
-/// Strings read from one buffer, found again by their bytes there: a length and a `memcmp` per
-/// candidate (comparing with the strings themselves took four times as long). The bytes must
-/// stay valid while this is used: it lives as long as one reading of the buffer.
+/// Strings read from one buffer, found again by their bytes there (comparing with the strings
+/// themselves took four times as long). The bytes must stay valid while this is used: it lives as
+/// long as one reading of the buffer.
 struct KnownStrings {
-    private var entries: [(bytes: UnsafeRawBufferPointer, string: String)] = []
-    /// The entry found or added last. A list repeats its strings in one order (a manifest's types,
-    /// month after month), so the entry after it is tried first: searching from the first entry
-    /// took ~480 instructions a segment of a year's manifest, a fifth of a query's start (callgrind).
+    /// Each string's bytes in the buffer, and the string; apart, so a comparison reads no string.
+    private var starts: [UnsafeRawPointer] = []
+    private var lengths: [Int] = []
+    private(set) var strings: [String] = []
+    /// The string found or added last, and for each string the one found right after it last
+    /// time. A list repeats its strings in one order (a manifest's types, month after month, some
+    /// months without some), so that one is tried first.
     private var latest = -1
+    private var followers: [Int] = []
 
-    var strings: [String] { entries.map(\.string) }
     /// The index in ``strings`` of the string found or added last.
     var latestIndex: Int { latest }
 
-    /// The known string whose bytes are `raw`'s, the one after the latest found tried first.
+    /// The known string whose bytes are `raw`'s.
     mutating func string(of raw: UnsafeRawBufferPointer) -> String? {
-        func same(_ known: UnsafeRawBufferPointer) -> Bool {
-            known.count == raw.count && (raw.isEmpty || memcmp(known.baseAddress!, raw.baseAddress!, raw.count) == 0)
+        let expected = latest >= 0 ? followers[latest] : -1
+        if expected >= 0 && lengths[expected] == raw.count && Self.same(starts[expected], raw) {
+            latest = expected
+            return strings[expected]
         }
-        guard !entries.isEmpty else { return nil }
-        let next = latest + 1 < entries.count ? latest + 1 : 0
-        if same(entries[next].bytes) {
-            latest = next
-            return entries[next].string
+        for i in strings.indices where lengths[i] == raw.count && Self.same(starts[i], raw) {
+            follow(with: i)
+            return strings[i]
         }
-        guard let found = entries.firstIndex(where: { same($0.bytes) }) else { return nil }
-        latest = found
-        return entries[found].string
+        return nil
+    }
+
+    /// Notes `i` as found after the latest.
+    private mutating func follow(with i: Int) {
+        if latest >= 0 { followers[latest] = i }
+        latest = i
+    }
+
+    /// Whether the bytes at `known` are `raw`'s (of the same length): the last eight first, where
+    /// names with a common prefix (`HKQuantityTypeIdentifier…`) differ.
+    private static func same(_ known: UnsafeRawPointer, _ raw: UnsafeRawBufferPointer) -> Bool {
+        guard let base = raw.baseAddress else { return true }
+        let n = raw.count
+        if n >= 8 {
+            let tail = n - 8
+            guard
+                known.loadUnaligned(fromByteOffset: tail, as: UInt64.self)
+                    == base.loadUnaligned(fromByteOffset: tail, as: UInt64.self)
+            else { return false }
+        }
+        return memcmp(known, base, n) == 0
     }
 
     mutating func add(_ s: String, bytes: UnsafeRawBufferPointer) {
-        entries.append((bytes, s))
-        latest = entries.count - 1
+        starts.append(bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
+        lengths.append(bytes.count)
+        strings.append(s)
+        followers.append(-1)
+        follow(with: strings.count - 1)
     }
 }
