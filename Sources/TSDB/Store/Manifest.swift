@@ -222,7 +222,8 @@ public struct Manifest: Sendable, Equatable {
 /// A decoded manifest's segments by type: its distinct types in the order they first appear, and
 /// each segment's index among them. Queries pick a type's segments by these indices rather than
 /// by comparing each entry's type name (and copying the entry, two strings retained and released):
-/// that was ~150K instructions of a year's daily query, a sixteenth of the process (callgrind).
+/// that was ~130K instructions of a year's daily query in Europe/Paris days, a nineteenth of the
+/// process, and ~120K in UTC days (callgrind, 09da66e against the same code without the index).
 struct SegmentTypes: Sendable {
     let names: [String]
     let ofSegment: [Int32]
