@@ -11,7 +11,7 @@ import Testing
 
     static func file(_ path: String, size: Int, mtime: Int64) -> RawFile {
         RawFile(
-            relativePath: path, base: "/raw/", day: 0, dateText: "", size: size,
+            relativePath: path, base: "/raw/", day: 0, size: size,
             mtimeNanoseconds: mtime)
     }
 

@@ -43,6 +43,21 @@ import Testing
         }
     }
 
+    /// The count a compaction reports, against a set of the names: decoded (entries sharing their
+    /// type's string) and as built (a string per entry).
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func typeCountIsTheNumberOfDistinctNames(seed: UInt64) throws {
+        let (manifest, _) = try decoded(seed: seed)
+        #expect(manifest.typeCount == Set(manifest.segments.map(\.type)).count)
+        var built = manifest
+        for i in built.segments.indices {
+            built.segments[i].type = String(decoding: Array(built.segments[i].type.utf8), as: UTF8.self)
+        }
+        if seed % 2 == 0 { built.segments.reverse() }
+        #expect(built.typeCount == Set(built.segments.map(\.type)).count)
+        #expect(Manifest().typeCount == 0)
+    }
+
     /// The store's own view of a generated store: type names in manifest order, and each type's entries.
     @Test func aStoreListsItsTypesAndTheirSegments() throws {
         let folder = try generatedStore("segment-types", days: 40, start: "2025-01-15")

@@ -156,6 +156,13 @@ struct ByteReader {
         return try Self.text(try bytes(n, what), what, at: self)
     }
 
+    /// A raw file's path: a day file's read as its date, with no string made.
+    mutating func rawPath(_ what: String) throws(TSDBError) -> RawPath {
+        let n = try count("\(what) length", limit: remaining)
+        let raw = try bytes(n, what)
+        return try RawPath(bytes: raw) { (raw) throws(TSDBError) in try Self.text(raw, what, at: self) }
+    }
+
     /// A string, which is one of `known` itself when its bytes are the same (no copy, no UTF-8
     /// check); else it is made and added to `known`. For the few strings a list repeats: a
     /// manifest's types, which come one month after another.

@@ -2,21 +2,37 @@ import Dispatch
 
 /// A day file found under `raw/`, or the newest Apple Health export under `exports/`.
 struct RawFile: Sendable {
-    /// Relative to `raw/`: `YYYY/MM/YYYY-MM-DD.json`.
-    var relativePath: String
-    /// The folder `relativePath` starts from (`raw/`, or `exports/` for an export), with its slash:
-    /// one string shared by a listing's files, where a path of each was made and freed with it.
+    /// Relative to `raw/`: `YYYY/MM/YYYY-MM-DD.json`, or `../exports/<name>` for an export.
+    var path: RawPath
+    /// The folder `path` starts from (`raw/`, or `exports/` for an export), with its slash: one
+    /// string shared by a listing's files, where a path of each was made and freed with it.
     var base: String
     /// The date in the file name as days since 1970-01-01.
     var day: Int64
-    var dateText: String
     var size: Int
     var mtimeNanoseconds: Int64
+
+    init(path: RawPath, base: String, day: Int64, size: Int, mtimeNanoseconds: Int64) {
+        (self.path, self.base, self.day, self.size, self.mtimeNanoseconds) = (path, base, day, size, mtimeNanoseconds)
+    }
+
+    /// A file at `relativePath` (tests name any path this way).
+    init(relativePath: String, base: String, day: Int64, size: Int, mtimeNanoseconds: Int64) {
+        self.init(path: RawPath(relativePath), base: base, day: day, size: size, mtimeNanoseconds: mtimeNanoseconds)
+    }
 
     /// Relative paths of exports start here (manifest entries are relative to `raw/`).
     static let exportPrefix = "../exports/"
     /// An Apple Health export rather than a day file.
-    var isExport: Bool { relativePath.hasPrefix(Self.exportPrefix) }
+    var isExport: Bool { path.day == nil && path.hasPrefix(Self.exportPrefix) }
+
+    /// The path relative to `raw/` as text.
+    var relativePath: String { path.description }
+
+    /// `YYYY-MM-DD`: the date the file name gives, which its `"date"` must match.
+    var dateText: String {
+        path.day == nil ? "" : String(relativePath.dropFirst(8).prefix(10))
+    }
 
     /// Where the file is: made when it is read or named in a message, which a run that finds it
     /// unchanged never does.
@@ -62,8 +78,6 @@ struct PendingListing {
     /// A month folder to list: `raw/YYYY/MM`.
     private struct MonthFolder: Sendable {
         var path: String
-        /// `YYYY/MM/`, the start of its files' relative paths.
-        var relativePath: String
         var year: Int
         var month: Int
     }
@@ -120,7 +134,7 @@ struct PendingListing {
                 // Four and two digits, checked above.
                 folders.append(
                     MonthFolder(
-                        path: monthPath, relativePath: year.name + "/" + month.name + "/",
+                        path: monthPath,
                         year: Int(year.name) ?? 0, month: Int(month.name) ?? 0))
             }
         }
@@ -208,6 +222,7 @@ struct PendingListing {
     ) {
         // The entry's path, made only for a message or a link.
         func path() -> String { prefix + String(decoding: name, as: UTF8.self) }
+        func stem() -> String { String(decoding: name[..<stemLength], as: UTF8.self) }
         // YYYY-MM-DD.json
         let stemLength = 10
         let isJSON = name.count == stemLength + 5 && name[stemLength...].elementsEqual(".json".utf8)
@@ -216,12 +231,11 @@ struct PendingListing {
             out.ignored.append(path())
             return
         }
-        let stem = String(decoding: name[..<stemLength], as: UTF8.self)
         guard date.year == folder.year && date.month == folder.month else {
             out.skipped.append(
                 TSDBError.invalidInput(
-                    "day file is in the wrong folder: \(stem) belongs in "
-                        + "\(stem.prefix(4))/\(stem.dropFirst(5).prefix(2))/; not compacted",
+                    "day file is in the wrong folder: \(stem()) belongs in "
+                        + "\(stem().prefix(4))/\(stem().dropFirst(5).prefix(2))/; not compacted",
                     path: path()))
             return
         }
@@ -246,17 +260,11 @@ struct PendingListing {
                 return
             }
         }
-        // `YYYY/MM/` and the name, made at their final size at once.
-        let folderPath = folder.relativePath.utf8
-        let relativePath = String(unsafeUninitializedCapacity: folderPath.count + name.count) { buffer in
-            let end = buffer.initialize(fromContentsOf: folderPath)
-            return buffer[end...].initialize(fromContentsOf: name)
-        }
+        let day = ISO8601.days(year: date.year, month: date.month, day: date.day)
         out.files.append(
             RawFile(
-                relativePath: relativePath, base: base,
-                day: ISO8601.days(year: date.year, month: date.month, day: date.day), dateText: stem,
-                size: status.size, mtimeNanoseconds: status.mtimeNanoseconds))
+                path: RawPath(day: day), base: base, day: day, size: status.size,
+                mtimeNanoseconds: status.mtimeNanoseconds))
     }
 
     /// The newest export in `exports/` (names sort by export date), placed first: an export spans
@@ -270,7 +278,7 @@ struct PendingListing {
         out.files.insert(
             RawFile(
                 relativePath: RawFile.exportPrefix + newest.name, base: directory + "/",
-                day: before, dateText: "", size: newest.size, mtimeNanoseconds: newest.mtimeNanoseconds), at: 0)
+                day: before, size: newest.size, mtimeNanoseconds: newest.mtimeNanoseconds), at: 0)
     }
 }
 

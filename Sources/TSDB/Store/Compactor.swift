@@ -257,7 +257,7 @@ public final class Compactor {
         report.files = files.count
         report.fileBytes = files.reduce(0) { $0 + $1.size }
         report.samplesStored = manifest.segments.reduce(0) { $0 + $1.sampleCount }
-        report.types = Set(manifest.segments.map(\.type)).count
+        report.types = manifest.typeCount
     }
 
     // MARK: Full rebuild
@@ -327,7 +327,7 @@ public final class Compactor {
                 CompactionProgress(
                     filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
         }
-        manifest.rawFiles.sort { $0.path < $1.path }
+        manifest.rawFiles.sort { $0.place < $1.place }
         manifest.segments = written.keys.sorted().map { written[$0]! }
         return manifest
     }
@@ -359,8 +359,8 @@ public final class Compactor {
 
     func entry(_ file: RawFile, _ parsed: ParsedDayFile, _ months: [MonthIndex]) -> Manifest.RawFileEntry {
         Manifest.RawFileEntry(
-            path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
-            contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: months)
+            place: file.path, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds,
+            contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: MonthList(months))
     }
 
     /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.

@@ -54,8 +54,8 @@ extension Compactor {
         report.exportsRead += 1
         report.samplesRead += count
         return Manifest.RawFileEntry(
-            path: file.relativePath, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds, contentHash: hash,
-            sampleCount: count, months: months.sorted())
+            place: file.path, size: file.size, mtimeNanoseconds: file.mtimeNanoseconds, contentHash: hash,
+            sampleCount: count, months: MonthList(months.sorted()))
     }
 
     /// Counts a chunk's samples by type and span for the report, and keeps its findings.

@@ -21,16 +21,16 @@ extension Compactor {
         /// sorted by path): hashing every path into a dictionary and a set was a tenth of a
         /// one-day compaction's instructions. `candidates`, `unchanged` and `deleted` keep that order.
         init(files: [RawFile], previous: Manifest) {
-            let files = files.inOrder { $0.relativePath < $1.relativePath }
-            let old = previous.rawFiles.inOrder { $0.path < $1.path }
+            let files = files.inOrder { $0.path < $1.path }
+            let old = previous.rawFiles.inOrder { $0.place < $1.place }
             var j = 0
             for f in files {
-                while j < old.count && old[j].path < f.relativePath {
+                while j < old.count && old[j].place < f.path {
                     deleted.append(old[j])
                     j += 1
                 }
                 var entry: Manifest.RawFileEntry?
-                if j < old.count && old[j].path == f.relativePath {
+                if j < old.count && old[j].place == f.path {
                     entry = old[j]
                     j += 1
                 }
@@ -61,7 +61,7 @@ extension Compactor {
                 }
                 touchedExports.append(f)
                 // In path order, as the rest of `unchanged`.
-                let at = unchanged.firstIndex { f.relativePath < $0.relativePath } ?? unchanged.count
+                let at = unchanged.firstIndex { f.path < $0.path } ?? unchanged.count
                 unchanged.insert(f, at: at)
                 unchangedEntries.insert(old, at: at)
             }
@@ -81,7 +81,7 @@ extension Compactor {
         var rebuild = damaged
         var touchedOnly = !plan.touchedExports.isEmpty
         for f in plan.touchedExports {
-            if let i = plan.unchanged.firstIndex(where: { $0.relativePath == f.relativePath }) {
+            if let i = plan.unchanged.firstIndex(where: { $0.path == f.path }) {
                 entries[i].mtimeNanoseconds = f.mtimeNanoseconds
             }
         }
@@ -217,7 +217,7 @@ extension Compactor {
         out.reserveCapacity(a.count + b.count)
         var (i, j) = (0, 0)
         while i < a.count && j < b.count {
-            if b[j].path < a[i].path {
+            if b[j].place < a[i].place {
                 out.append(b[j])
                 j += 1
             } else {

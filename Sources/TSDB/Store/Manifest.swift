@@ -34,10 +34,10 @@ public struct Manifest: Sendable, Equatable {
 
     public struct RawFileEntry: Sendable, Equatable {
         /// An Apple Health export kept by `tsdb import` rather than a day file.
-        public var isExport: Bool { path.hasPrefix(RawFile.exportPrefix) }
+        public var isExport: Bool { place.day == nil && place.hasPrefix(RawFile.exportPrefix) }
 
         /// Relative to `raw/`, e.g. `2025/03/2025-03-01.json`.
-        public var path: String
+        public var place: RawPath
         public var size: Int
         public var mtimeNanoseconds: Int64
         /// 64-bit hash of the file's bytes (``ContentHash``), to tell a rewrite with the same
@@ -45,7 +45,27 @@ public struct Manifest: Sendable, Equatable {
         public var contentHash: UInt64
         public var sampleCount: Int
         /// UTC months its samples start in: the months to rebuild when it changes.
-        public var months: [MonthIndex]
+        public var months: MonthList
+
+        /// ``place`` as text.
+        public var path: String { place.description }
+
+        public init(
+            place: RawPath, size: Int, mtimeNanoseconds: Int64, contentHash: UInt64, sampleCount: Int,
+            months: MonthList
+        ) {
+            (self.place, self.size, self.mtimeNanoseconds) = (place, size, mtimeNanoseconds)
+            (self.contentHash, self.sampleCount, self.months) = (contentHash, sampleCount, months)
+        }
+
+        public init(
+            path: String, size: Int, mtimeNanoseconds: Int64, contentHash: UInt64, sampleCount: Int,
+            months: [MonthIndex]
+        ) {
+            self.init(
+                place: RawPath(path), size: size, mtimeNanoseconds: mtimeNanoseconds, contentHash: contentHash,
+                sampleCount: sampleCount, months: MonthList(months))
+        }
     }
 
     public var generation: UInt64 = 0
@@ -80,6 +100,31 @@ public struct Manifest: Sendable, Equatable {
         return (files, indices)
     }
 
+    /// How many types the segments hold. Segments come month by month, each month's types in one
+    /// order, and share their type's string: each is compared first with the type that followed
+    /// the one before it last time (a set of the types hashed every entry's: ~130K instructions of
+    /// a compaction with nothing to do, for a year).
+    var typeCount: Int {
+        var types: [String] = []
+        var followers: [Int] = []
+        var latest = -1
+        for s in segments {
+            let expected = latest >= 0 ? followers[latest] : -1
+            if expected >= 0 && types[expected] == s.type {
+                latest = expected
+                continue
+            }
+            let found = types.firstIndex(of: s.type) ?? types.count
+            if found == types.count {
+                types.append(s.type)
+                followers.append(-1)
+            }
+            if latest >= 0 { followers[latest] = found }
+            latest = found
+        }
+        return types.count
+    }
+
     func encode() -> [UInt8] {
         // About what each entry takes, so the buffer grows once or twice rather than a dozen times.
         var w = ByteWriter(capacity: 64 + segments.count * 96 + rawFiles.count * 80)
@@ -109,7 +154,7 @@ public struct Manifest: Sendable, Equatable {
         }
         w.uvarint(UInt64(rawFiles.count))
         for r in rawFiles {
-            w.string(r.path)
+            r.place.write(to: &w)
             w.u64(UInt64(r.size))
             w.i64(r.mtimeNanoseconds)
             w.u64(r.contentHash)
@@ -193,17 +238,31 @@ public struct Manifest: Sendable, Equatable {
             let nr = try r.count("raw file count", limit: r.remaining / 34)
             m.rawFiles.reserveCapacity(nr)
             for _ in 0..<nr {
-                var entry = RawFileEntry(
-                    path: try r.string("raw path"), size: try r.int("size"), mtimeNanoseconds: try r.i64("mtime"),
-                    contentHash: try r.u64("content hash"), sampleCount: try r.int("sample count"), months: [])
+                let place = try r.rawPath("raw path")
+                let (size, mtime) = (try r.int("size"), try r.i64("mtime"))
+                let (hash, samples) = (try r.u64("content hash"), try r.int("sample count"))
                 let nm = try r.count("month count", limit: r.remaining)
-                // Room made once: growing by appends took ~360 instructions an entry (callgrind).
-                entry.months.reserveCapacity(nm)
-                for _ in 0..<nm {
+                func month() throws(TSDBError) -> MonthIndex {
                     let month = try r.varint("month")
                     guard let m32 = Int32(exactly: month) else { throw r.fail("month index \(month) out of range") }
-                    entry.months.append(MonthIndex(rawValue: m32))
+                    return MonthIndex(rawValue: m32)
                 }
+                let months: MonthList
+                switch nm {
+                case 0: months = []
+                case 1: months = MonthList(one: try month())
+                case 2:
+                    let first = try month()
+                    months = MonthList(first, try month())
+                default:
+                    var many: [MonthIndex] = []
+                    many.reserveCapacity(nm)
+                    for _ in 0..<nm { many.append(try month()) }
+                    months = MonthList(many)
+                }
+                let entry = RawFileEntry(
+                    place: place, size: size, mtimeNanoseconds: mtime, contentHash: hash, sampleCount: samples,
+                    months: months)
                 m.rawFiles.append(entry)
             }
             guard r.remaining == 4 else { throw r.fail("\(r.remaining - 4) unexpected bytes before the CRC") }

@@ -32,3 +32,54 @@ public struct MonthIndex: Hashable, Comparable, Sendable, CustomStringConvertibl
 extension Manifest.SegmentEntry {
     public var monthIndex: MonthIndex { MonthIndex(year: year, month: month) }
 }
+
+/// The months a raw file's samples start in (a manifest's raw-file entry, manifest-v4.md §1). A
+/// day file's are one or two (its day in the wearer's zone against UTC months), kept in the entry
+/// itself; an export's, more, in an array. An array per entry was an allocation and a release for
+/// each of a year's day files wherever entries were decoded, copied or dropped.
+public struct MonthList: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+    private enum Storage: Hashable {
+        /// Up to two months; `count` of them are meaningful, the rest zero.
+        case inline(count: Int8, first: Int32, second: Int32)
+        case array([MonthIndex])
+    }
+
+    private var storage: Storage
+
+    public init(_ months: some Collection<MonthIndex>) {
+        switch months.count {
+        case 0: storage = .inline(count: 0, first: 0, second: 0)
+        case 1: storage = .inline(count: 1, first: months.first!.rawValue, second: 0)
+        case 2:
+            let (first, second) = (months.first!, months.dropFirst().first!)
+            storage = .inline(count: 2, first: first.rawValue, second: second.rawValue)
+        default: storage = .array(Array(months))
+        }
+    }
+
+    public init(arrayLiteral months: MonthIndex...) { self.init(months) }
+
+    init(one month: MonthIndex) { storage = .inline(count: 1, first: month.rawValue, second: 0) }
+
+    init(_ first: MonthIndex, _ second: MonthIndex) {
+        storage = .inline(count: 2, first: first.rawValue, second: second.rawValue)
+    }
+
+    public var startIndex: Int { 0 }
+
+    public var endIndex: Int {
+        switch storage {
+        case .inline(let count, _, _): Int(count)
+        case .array(let months): months.count
+        }
+    }
+
+    public subscript(i: Int) -> MonthIndex {
+        switch storage {
+        case .inline(let count, let first, let second):
+            precondition(i >= 0 && i < Int(count), "month \(i) of \(count)")
+            return MonthIndex(rawValue: i == 0 ? first : second)
+        case .array(let months): return months[i]
+        }
+    }
+}

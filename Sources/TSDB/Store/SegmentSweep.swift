@@ -24,7 +24,13 @@ enum SegmentSweep {
     /// check found.
     static func run(_ layout: StoreLayout, keeping published: Manifest?) -> Damage {
         let files = SegmentFiles(layout)
-        let kept = Set((published?.segments ?? []).map(\.path))
+        // A file's segments are neighbours: a path hashed per file, not per segment.
+        var kept = Set<String>()
+        var latest: String?
+        for s in published?.segments ?? [] where s.path != latest {
+            kept.insert(s.path)
+            latest = s.path
+        }
         let (leftovers, older) = files.all.filter { !kept.contains($0.relativePath) }.partitioned {
             $0.isLeftover(after: published?.generation ?? 0)
         }

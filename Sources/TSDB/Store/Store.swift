@@ -318,14 +318,7 @@ extension Store {
     /// Days with no raw day file between the first and the last one compacted, as ranges of
     /// `YYYY-MM-DD` (the exporter backfills missed days; these are the ones still missing).
     public var missingDays: [ClosedRange<String>] {
-        let days = Set(
-            manifest.dayFiles.compactMap { entry -> Int64? in
-                let name = entry.path.split(separator: "/").last.map { String($0.prefix(10)) } ?? ""
-                guard DayFileParser.isCalendarDate(name) else { return nil }
-                let u = Array(name.utf8)
-                func num(_ r: Range<Int>) -> Int { r.reduce(0) { $0 * 10 + Int(u[$1] - 48) } }
-                return ISO8601.days(year: num(0..<4), month: num(5..<7), day: num(8..<10))
-            })
+        let days = Set(manifest.rawFiles.compactMap(\.place.day))
         guard let first = days.min(), let last = days.max() else { return [] }
         func text(_ d: Int64) -> String {
             let (y, m, dd) = ISO8601.civil(d)

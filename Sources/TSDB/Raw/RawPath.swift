@@ -1,0 +1,135 @@
+/// Where a raw file is, relative to `raw/`. A day file's path follows from its date
+/// (raw-json-v1.md §1: `YYYY/MM/YYYY-MM-DD.json`), so it is kept as that date and its text made only
+/// when asked for; any other path (an export's `../exports/<name>`) is kept as text. A compaction
+/// with nothing to do made, compared, copied and freed a path string for each of a year's day
+/// files several times over (listing, manifest, plan, new manifest).
+///
+/// Equal paths are equal values (a day file's text is always read as its date), and the order is
+/// the texts' order: `YYYY/MM/YYYY-MM-DD.json` has fixed widths, so it sorts as the dates do.
+public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    private enum Form: Hashable {
+        /// Days since 1970-01-01 of a date in years 0000-9999.
+        case day(Int64)
+        case text(String)
+    }
+
+    private let form: Form
+
+    /// The length of `YYYY/MM/YYYY-MM-DD.json`.
+    static let dayFileLength = 23
+
+    /// The path of the day file of `day` (days since 1970-01-01, in years 0000-9999).
+    init(day: Int64) {
+        assert((ISO8601.days(year: 0, month: 1, day: 1)..<ISO8601.days(year: 10_000, month: 1, day: 1)).contains(day))
+        form = .day(day)
+    }
+
+    /// `text`, read as a day file's date when it has that form.
+    public init(_ text: String) {
+        var text = text
+        let day = text.withUTF8 { Self.day(UnsafeRawBufferPointer($0)) }
+        form = day.map { .day($0) } ?? .text(text)
+    }
+
+    /// The path whose UTF-8 bytes are `bytes`: a day file's made without a string; any other's
+    /// through `text` (which may refuse it).
+    init<E: Error>(bytes: UnsafeRawBufferPointer, text: (UnsafeRawBufferPointer) throws(E) -> String) throws(E) {
+        if let day = Self.day(bytes) {
+            form = .day(day)
+        } else {
+            form = .text(try text(bytes))
+        }
+    }
+
+    /// The date of a day file's path, or nil when `bytes` are not one. Byte by byte: through
+    /// generic slice comparisons and the file-name parser it took ~950 instructions a path.
+    private static func day(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard bytes.count == dayFileLength, let p = bytes.baseAddress else { return nil }
+        @inline(__always) func at(_ i: Int) -> UInt8 { p.load(fromByteOffset: i, as: UInt8.self) }
+        // The folders' year and month are the file name's.
+        guard at(0) == at(8), at(1) == at(9), at(2) == at(10), at(3) == at(11), at(5) == at(13), at(6) == at(14),
+            at(4) == slash, at(7) == slash, at(12) == dash, at(15) == dash,
+            p.loadUnaligned(fromByteOffset: 18, as: UInt32.self) == dotJSON, at(22) == UInt8(ascii: "n")
+        else { return nil }
+        var digits = 0
+        @inline(__always) func number(_ range: Range<Int>) -> Int {
+            var n = 0
+            for i in range {
+                let d = at(i) &- UInt8(ascii: "0")
+                digits |= d < 10 ? 0 : 1
+                n = n &* 10 &+ Int(d)
+            }
+            return n
+        }
+        let (y, m, d) = (number(8..<12), number(13..<15), number(16..<18))
+        guard digits == 0, m >= 1, m <= 12, d >= 1, d <= ISO8601.daysInMonth(year: y, month: m) else { return nil }
+        return ISO8601.days(year: y, month: m, day: d)
+    }
+
+    /// `.jso` as the little-endian word it loads as.
+    private static let dotJSON = UInt32(littleEndian: 0x6F73_6A2E)
+    private static let dash = UInt8(ascii: "-")
+    private static let slash = UInt8(ascii: "/")
+
+    /// The day file's date as days since 1970-01-01, or nil for any other path.
+    public var day: Int64? {
+        if case .day(let d) = form { d } else { nil }
+    }
+
+    /// The path as text.
+    public var description: String {
+        switch form {
+        case .text(let s): s
+        case .day(let d): String(unsafeUninitializedCapacity: Self.dayFileLength) { Self.write(day: d, to: $0) }
+        }
+    }
+
+    public func hasPrefix(_ prefix: String) -> Bool {
+        switch form {
+        case .text(let s): s.hasPrefix(prefix)
+        case .day: description.hasPrefix(prefix)
+        }
+    }
+
+    public static func < (a: RawPath, b: RawPath) -> Bool {
+        switch (a.form, b.form) {
+        case (.day(let x), .day(let y)): x < y
+        default: a.description < b.description
+        }
+    }
+
+    /// Writes `YYYY/MM/YYYY-MM-DD.json` into `out` (at least ``dayFileLength`` bytes); gives its length.
+    private static func write(day: Int64, to out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        let (y, m, d) = ISO8601.civil(day)
+        func digits(_ v: Int, _ count: Int, at start: Int) {
+            var v = v
+            for i in (start..<start + count).reversed() {
+                out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            }
+        }
+        digits(y, 4, at: 0)
+        out[4] = slash
+        digits(m, 2, at: 5)
+        out[7] = slash
+        digits(y, 4, at: 8)
+        out[12] = UInt8(ascii: "-")
+        digits(m, 2, at: 13)
+        out[15] = UInt8(ascii: "-")
+        digits(d, 2, at: 16)
+        for (i, c) in ".json".utf8.enumerated() { out[18 + i] = c }
+        return dayFileLength
+    }
+
+    /// Appends the path as the manifest stores it: its length as a uvarint, then its bytes.
+    func write(to w: inout ByteWriter) {
+        switch form {
+        case .text(let s): w.string(s)
+        case .day(let d):
+            w.uvarint(UInt64(Self.dayFileLength))
+            w.appendZeros(Self.dayFileLength) { raw in
+                _ = Self.write(day: d, to: raw.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+    }
+}
