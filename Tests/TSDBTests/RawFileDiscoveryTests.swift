@@ -177,4 +177,24 @@ import Testing
         #expect(listing.ignored.count == 12 && listing.ignored == listing.ignored.sorted())
         #expect(listing.skipped.count == 12 && listing.skipped.allSatisfy { $0.message.contains("belongs in 2024/") })
     }
+
+    /// Date order by slots (days that span little more than the files) or by sorting (sparse days,
+    /// or the same day twice), against sorting by day: dense, sparse and repeated days.
+    @Test func filesComeInDateOrderHoweverSpread() {
+        var rng = SplitMix64(seed: 31)
+        for round in 0..<300 {
+            let count = Int.random(in: 0...400, using: &rng)
+            let spread = [Int64(count), Int64(count) * 3, 100_000][round % 3]
+            var days = Set<Int64>()
+            while days.count < count { days.insert(20_000 + Int64.random(in: 0...max(spread, 1), using: &rng)) }
+            var list = Array(days).shuffled(using: &rng)
+            if round % 5 == 4, let d = list.first { list.append(d) }
+            let files = list.enumerated().map { i, day in
+                RawFile(path: RawPath(day: day), base: "/raw/", day: day, size: i, mtimeNanoseconds: 0)
+            }
+            let ordered = PendingListing.inDateOrder(files)
+            #expect(ordered.map(\.day) == list.sorted(), "round \(round)")
+            #expect(ordered.map(\.size).sorted() == Array(files.indices), "round \(round)")
+        }
+    }
 }

@@ -171,10 +171,27 @@ struct PendingListing {
         return out
     }
 
-    /// `files` by date (each day has one file): their days and places sorted, then the files taken
-    /// in that order, where sorting the files themselves moved three strings each per step (142K
-    /// of a compaction with nothing to do's 5.40M instructions).
+    /// `files` by date (each day has one file): each placed at its day's slot when the days span
+    /// not much more than there are files (a year of day files, 366 slots), else their days and
+    /// places sorted. Sorting the files themselves moved three strings each per step (142K of a
+    /// compaction with nothing to do's 5.40M instructions); sorting days and places, ~80K of 2.0M.
     static func inDateOrder(_ files: [RawFile]) -> [RawFile] {
+        guard let first = files.first else { return files }
+        let (lo, hi) = files.reduce((first.day, first.day)) { (min($0.0, $1.day), max($0.1, $1.day)) }
+        if hi - lo < 4 * Int64(files.count) + 64 {
+            var slots = [Int32](repeating: -1, count: Int(hi - lo) + 1)
+            var distinct = true
+            for (i, f) in files.enumerated() {
+                distinct = distinct && slots[Int(f.day - lo)] < 0
+                slots[Int(f.day - lo)] = Int32(i)
+            }
+            if distinct {
+                var out: [RawFile] = []
+                out.reserveCapacity(files.count)
+                for i in slots where i >= 0 { out.append(files[Int(i)]) }
+                return out
+            }
+        }
         var order = files.indices.map { (day: files[$0].day, place: $0) }
         order.sort { $0.day < $1.day }
         return order.map { files[$0.place] }
