@@ -437,3 +437,45 @@ import Testing
         }
     }
 }
+
+/// A record's fields, written into one buffer and appended once, are the bytes the writer's own
+/// field methods append one by one.
+@Suite struct RecordCursorTests {
+    @Test func aRecordIsItsFieldsWrittenOneByOne() {
+        var rng = SplitMix64(seed: 41)
+        for _ in 0..<500 {
+            let fields = (0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                (kind: Int.random(in: 0..<7, using: &rng), value: rng.next() >> UInt64.random(in: 0...63, using: &rng))
+            }
+            var expected = ByteWriter()
+            var written = ByteWriter()
+            expected.u8(7)
+            written.u8(7)
+            for (kind, v) in fields {
+                switch kind {
+                case 0: expected.u8(UInt8(truncatingIfNeeded: v))
+                case 1: expected.u16(UInt16(truncatingIfNeeded: v))
+                case 2: expected.u32(UInt32(truncatingIfNeeded: v))
+                case 3: expected.u64(v)
+                case 4: expected.i64(Int64(bitPattern: v))
+                case 5: expected.uvarint(v)
+                default: expected.varint(Int64(bitPattern: v))
+                }
+            }
+            written.record(capacity: 10 * fields.count) { r in
+                for (kind, v) in fields {
+                    switch kind {
+                    case 0: r.u8(UInt8(truncatingIfNeeded: v))
+                    case 1: r.u16(UInt16(truncatingIfNeeded: v))
+                    case 2: r.u32(UInt32(truncatingIfNeeded: v))
+                    case 3: r.u64(v)
+                    case 4: r.i64(Int64(bitPattern: v))
+                    case 5: r.uvarint(v)
+                    default: r.varint(Int64(bitPattern: v))
+                    }
+                }
+            }
+            #expect(written.bytes == expected.bytes)
+        }
+    }
+}

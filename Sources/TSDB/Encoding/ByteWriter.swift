@@ -67,6 +67,52 @@ package struct ByteWriter {
     }
 }
 
+extension ByteWriter {
+    /// Appends the fields `fill` writes (at most `capacity` bytes) with one append: a manifest's
+    /// entries are a dozen small fields each, and an append costs ~100 instructions whatever its
+    /// size (a year's manifest took 0.87 M instructions to encode field by field).
+    mutating func record(capacity: Int, _ fill: (inout RecordCursor) -> Void) {
+        withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 8) { buffer in
+            var cursor = RecordCursor(buffer)
+            fill(&cursor)
+            append(UnsafeRawBufferPointer(rebasing: buffer[..<cursor.count]))
+        }
+    }
+}
+
+/// Fields written into a record's buffer for ``ByteWriter/record(capacity:_:)``, in the same
+/// encodings as ``ByteWriter``'s own.
+struct RecordCursor {
+    private let buffer: UnsafeMutableRawBufferPointer
+    private(set) var count = 0
+
+    fileprivate init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+
+    private mutating func littleEndian<T: FixedWidthInteger>(_ v: T) {
+        precondition(count + MemoryLayout<T>.size <= buffer.count, "record longer than its capacity")
+        buffer.storeBytes(of: v.littleEndian, toByteOffset: count, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+
+    mutating func u8(_ v: UInt8) { littleEndian(v) }
+    mutating func u16(_ v: UInt16) { littleEndian(v) }
+    mutating func u32(_ v: UInt32) { littleEndian(v) }
+    mutating func u64(_ v: UInt64) { littleEndian(v) }
+    mutating func i64(_ v: Int64) { littleEndian(UInt64(bitPattern: v)) }
+
+    /// Unsigned LEB128, as ``ByteWriter/uvarint(_:)``.
+    mutating func uvarint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 {
+            u8(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        u8(UInt8(v))
+    }
+
+    mutating func varint(_ v: Int64) { uvarint(ZigZag.encode(v)) }
+}
+
 enum ZigZag {
     @inline(__always) static func encode(_ v: Int64) -> UInt64 {
         UInt64(bitPattern: (v << 1) ^ (v >> 63))

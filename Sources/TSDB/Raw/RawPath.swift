@@ -127,11 +127,13 @@ public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
         switch form {
         case .text(let s): w.string(s)
         case .day(let d):
-            // The length (23, one byte) and the path: 24 bytes, three words.
+            // The length (23, one byte) and the path: 24 bytes, three words, one append.
             let (a, b, c) = Self.words(day: d)
-            w.u64(UInt64(Self.dayFileLength) | a << 8)
-            w.u64(a >> 56 | b << 8)
-            w.u64(b >> 56 | c << 8)
+            w.record(capacity: 24) { r in
+                r.u64(UInt64(Self.dayFileLength) | a << 8)
+                r.u64(a >> 56 | b << 8)
+                r.u64(b >> 56 | c << 8)
+            }
         }
     }
 }

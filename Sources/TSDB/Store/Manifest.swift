@@ -141,26 +141,32 @@ public struct Manifest: Sendable, Equatable {
         w.uvarint(UInt64(segments.count))
         for (s, file) in zip(segments, indices) {
             w.string(s.type)
-            w.u16(UInt16(s.year))
-            w.u8(UInt8(s.month))
-            w.uvarint(UInt64(file))
-            w.u64(UInt64(s.offset))
-            w.u64(UInt64(s.size))
-            w.u32(s.crc)
-            w.u64(UInt64(s.sampleCount))
-            w.i64(s.firstStart)
-            w.i64(s.lastStart)
-            w.i64(s.maxEnd)
+            // 2 + 1 + a uvarint (up to 10) + 8 * 6 + 4 bytes.
+            w.record(capacity: 65) { r in
+                r.u16(UInt16(s.year))
+                r.u8(UInt8(s.month))
+                r.uvarint(UInt64(file))
+                r.u64(UInt64(s.offset))
+                r.u64(UInt64(s.size))
+                r.u32(s.crc)
+                r.u64(UInt64(s.sampleCount))
+                r.i64(s.firstStart)
+                r.i64(s.lastStart)
+                r.i64(s.maxEnd)
+            }
         }
         w.uvarint(UInt64(rawFiles.count))
         for r in rawFiles {
             r.place.write(to: &w)
-            w.u64(UInt64(r.size))
-            w.i64(r.mtimeNanoseconds)
-            w.u64(r.contentHash)
-            w.u64(UInt64(r.sampleCount))
-            w.uvarint(UInt64(r.months.count))
-            for m in r.months { w.varint(Int64(m.rawValue)) }
+            // 8 * 4 bytes, then uvarints: the month count and each month (up to 10 bytes each).
+            w.record(capacity: 32 + 10 * (r.months.count + 1)) { c in
+                c.u64(UInt64(r.size))
+                c.i64(r.mtimeNanoseconds)
+                c.u64(r.contentHash)
+                c.u64(UInt64(r.sampleCount))
+                c.uvarint(UInt64(r.months.count))
+                for m in r.months { c.varint(Int64(m.rawValue)) }
+            }
         }
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
