@@ -140,11 +140,16 @@ struct PendingListing {
         }
         let shared = MonthFolders(folders)
         self.folders = shared
+        // Room for every day of every month on either thread, made once: grown by appends, each
+        // doubling copied the files to fresh pages (untouched room costs no page).
+        let room = 31 * folders.count
+        out.files.reserveCapacity(room)
         guard parallel && folders.count >= Self.parallelFolderMinimum else { return }
         let helper = (result: Locked(RawListing()), done: DispatchSemaphore(value: 0))
         self.helper = helper
         SecondThread.run { [rawReal, rawBase] in
             var listing = RawListing()
+            listing.files.reserveCapacity(room)
             while let folder = shared.take() {
                 Self.dayFiles(in: folder, rawReal: rawReal, base: rawBase, into: &listing)
             }
