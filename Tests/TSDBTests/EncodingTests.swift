@@ -451,31 +451,37 @@ import Testing
             var written = ByteWriter()
             expected.u8(7)
             written.u8(7)
-            for (kind, v) in fields {
-                switch kind {
-                case 0: expected.u8(UInt8(truncatingIfNeeded: v))
-                case 1: expected.u16(UInt16(truncatingIfNeeded: v))
-                case 2: expected.u32(UInt32(truncatingIfNeeded: v))
-                case 3: expected.u64(v)
-                case 4: expected.i64(Int64(bitPattern: v))
-                case 5: expected.uvarint(v)
-                default: expected.varint(Int64(bitPattern: v))
-                }
-            }
-            written.record(capacity: 10 * fields.count) { r in
-                for (kind, v) in fields {
-                    switch kind {
-                    case 0: r.u8(UInt8(truncatingIfNeeded: v))
-                    case 1: r.u16(UInt16(truncatingIfNeeded: v))
-                    case 2: r.u32(UInt32(truncatingIfNeeded: v))
-                    case 3: r.u64(v)
-                    case 4: r.i64(Int64(bitPattern: v))
-                    case 5: r.uvarint(v)
-                    default: r.varint(Int64(bitPattern: v))
-                    }
-                }
-            }
+            Self.write(fields, to: &expected)
+            written.record(capacity: 10 * fields.count) { Self.write(fields, to: &$0) }
             #expect(written.bytes == expected.bytes)
         }
     }
+
+    static func write(_ fields: [(kind: Int, value: UInt64)], to sink: inout some FieldSink) {
+        for (kind, v) in fields {
+            switch kind {
+            case 0: sink.u8(UInt8(truncatingIfNeeded: v))
+            case 1: sink.u16(UInt16(truncatingIfNeeded: v))
+            case 2: sink.u32(UInt32(truncatingIfNeeded: v))
+            case 3: sink.u64(v)
+            case 4: sink.i64(Int64(bitPattern: v))
+            case 5: sink.uvarint(v)
+            default: sink.varint(Int64(bitPattern: v))
+            }
+        }
+    }
 }
+
+/// The field methods a writer and a record cursor share.
+protocol FieldSink {
+    mutating func u8(_ v: UInt8)
+    mutating func u16(_ v: UInt16)
+    mutating func u32(_ v: UInt32)
+    mutating func u64(_ v: UInt64)
+    mutating func i64(_ v: Int64)
+    mutating func uvarint(_ v: UInt64)
+    mutating func varint(_ v: Int64)
+}
+
+extension ByteWriter: FieldSink {}
+extension RecordCursor: FieldSink {}
