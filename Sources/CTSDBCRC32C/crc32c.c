@@ -50,14 +50,21 @@ __attribute__((target("sse4.2"))) static uint32_t extend(uint32_t state, const u
     return c;
 }
 
-// One CPUID leaf, asked once. Not __builtin_cpu_supports: that links libgcc's
-// __cpu_indicator_init, a constructor that runs several CPUID instructions in every process before
-// main, and each traps to the hypervisor in a virtual machine (~4 µs apiece here).
+// Asked once. Not __builtin_cpu_supports: that links libgcc's __cpu_indicator_init, a constructor
+// that runs several CPUID instructions in every process before main, and each traps to the
+// hypervisor in a virtual machine. With glibc 2.33 or later, the answer glibc found at start-up
+// (its CPUID leaves are read before main anyway) is read back from memory: a CPUID of leaf 1 of our
+// own took 7.6-8.5 us here, about half a percent of a whole `tsdb query`.
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)
+#include <sys/platform/x86.h>
+static int detect(void) { return CPU_FEATURE_ACTIVE(SSE4_2); }
+#else
 static int detect(void) {
     unsigned eax, ebx, ecx, edx;
     __cpuid(1, eax, ebx, ecx, edx);  // leaf 1 exists on every x86-64 processor
     return (ecx & bit_SSE4_2) != 0;
 }
+#endif
 
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TSDB
@@ -6,6 +7,16 @@ import Testing
 @Suite struct CRC32CTests {
     @Test func checkValue() {
         #expect(CRC32C.checksum("123456789") == 0xE306_9283)
+    }
+
+    /// Where the processor has the instruction, it is used: the answer glibc found at start-up is
+    /// read back, so this checks it against the kernel's list of the processor's features.
+    @Test func theInstructionIsUsedWhereTheProcessorHasIt() throws {
+        #if arch(x86_64) && os(Linux)
+            let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
+            #expect(CRC32C.hardware == flags.split(separator: " ").contains("sse4_2"))
+        #endif
     }
 
     @Test func knownVectors() {
