@@ -7,7 +7,7 @@ import Testing
 /// What an incremental compaction makes of the listing and the manifest's raw files, paired in
 /// one pass in path order, against a brute-force oracle that looks each path up.
 @Suite struct IncrementalPlanTests {
-    static let exportPath = RawFile.exportPrefix + "2025-06-01.zip"
+    static let exportPath = RawPath.exportPrefix + "2025-06-01.zip"
 
     static func file(_ path: String, size: Int, mtime: Int64) -> RawFile {
         RawFile(

@@ -37,7 +37,7 @@ import Testing
         }
         m.rawFiles.append(
             Manifest.RawFileEntry(
-                path: RawFile.exportPrefix + "export.zip", size: 1, mtimeNanoseconds: 1, contentHash: 1, sampleCount: 1,
+                path: RawPath.exportPrefix + "export.zip", size: 1, mtimeNanoseconds: 1, contentHash: 1, sampleCount: 1,
                 months: (0..<40).map { MonthIndex(rawValue: 24_000 + $0) }))
         let decoded = try m.encode().withUnsafeBytes { try Manifest.decode($0, path: "MANIFEST") }
         #expect(decoded == m)

@@ -152,7 +152,7 @@ import Testing
         let listing = try RawFileDiscovery.find(StoreLayout(appleHealthDirectory: folder.path))
         #expect(
             listing.files.map(\.relativePath) == [
-                RawFile.exportPrefix + "export-2025-03-05.zip", "2025/02/2025-02-28.json", "2025/03/2025-03-02.json",
+                RawPath.exportPrefix + "export-2025-03-05.zip", "2025/02/2025-02-28.json", "2025/03/2025-03-02.json",
             ])
         #expect(
             listing.files.map(\.absolutePath) == [

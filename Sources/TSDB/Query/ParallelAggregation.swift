@@ -252,8 +252,8 @@ extension Store {
         // splits cost anything, about once per edge: a year of days in the zone the blocks end in
         // (the wearer's midnight), or in any other (one edge a block), is quicker on one thread.
         // The range's bucket edges bound those inside blocks (a bucket is at least half its
-        // nominal length): with too few, no block need be looked at (a year's days, ~80K
-        // instructions of a 2.2M query).
+        // nominal length): with too few, no block need be looked at (a year's days: 2.21 -> 2.11 M
+        // instructions in the wearer's zone, 4.35 -> 4.25 M in UTC).
         let span = plan.hi.subtractingReportingOverflow(plan.lo)
         let edgesAtMost = span.overflow ? Int64.max : span.partialValue / (width * 1_000_000) * 2 + 2
         if plan.summariesServe && edgesAtMost < AggregatePieces.minimumEdges { return nil }

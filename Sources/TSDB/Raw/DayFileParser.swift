@@ -147,18 +147,23 @@ package enum DayFileParser {
 
     static func calendarDate(bytes: UnsafeBufferPointer<UInt8>) -> (year: Int, month: Int, day: Int)? {
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
+        // Every digit read, and one check of them all at the end: a check per digit through
+        // optionals took ~230 instructions a date, this ~100 (callgrind; a compaction reads each
+        // day file's date twice, from its listed name and from its manifest path).
+        var notDigits: UInt8 = 0
+        @inline(__always) func number(_ range: Range<Int>) -> Int {
             var n = 0
             for i in range {
                 let digit = bytes[i] &- UInt8(ascii: "0")
-                guard digit < 10 else { return nil }
-                n = n * 10 + Int(digit)
+                notDigits |= digit < 10 ? 0 : 1
+                n = n &* 10 &+ Int(digit)
             }
             return n
         }
-        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), (1...12).contains(m),
-            d >= 1, d <= ISO8601.daysInMonth(year: y, month: m)
-        else { return nil }
+        let (y, m, d) = (number(0..<4), number(5..<7), number(8..<10))
+        guard notDigits == 0, (1...12).contains(m), d >= 1, d <= ISO8601.daysInMonth(year: y, month: m) else {
+            return nil
+        }
         return (y, m, d)
     }
 

@@ -21,10 +21,8 @@ struct RawFile: Sendable {
         self.init(path: RawPath(relativePath), base: base, day: day, size: size, mtimeNanoseconds: mtimeNanoseconds)
     }
 
-    /// Relative paths of exports start here (manifest entries are relative to `raw/`).
-    static let exportPrefix = "../exports/"
     /// An Apple Health export rather than a day file.
-    var isExport: Bool { path.day == nil && path.hasPrefix(Self.exportPrefix) }
+    var isExport: Bool { path.isExport }
 
     /// The path relative to `raw/` as text.
     var relativePath: String { path.description }
@@ -37,7 +35,7 @@ struct RawFile: Sendable {
     /// Where the file is: made when it is read or named in a message, which a run that finds it
     /// unchanged never does.
     var absolutePath: String {
-        isExport ? base + relativePath.dropFirst(Self.exportPrefix.count) : base + relativePath
+        isExport ? base + relativePath.dropFirst(RawPath.exportPrefix.count) : base + relativePath
     }
 }
 
@@ -299,7 +297,7 @@ struct PendingListing {
         let before = (out.files.first?.day ?? 1) - 1
         out.files.insert(
             RawFile(
-                relativePath: RawFile.exportPrefix + newest.name, base: directory + "/",
+                relativePath: RawPath.exportPrefix + newest.name, base: directory + "/",
                 day: before, size: newest.size, mtimeNanoseconds: newest.mtimeNanoseconds), at: 0)
     }
 }

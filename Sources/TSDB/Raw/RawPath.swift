@@ -41,34 +41,24 @@ public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    /// The date of a day file's path, or nil when `bytes` are not one. Byte by byte: through
-    /// generic slice comparisons and the file-name parser it took ~950 instructions a path.
+    /// The date of a day file's path, or nil when `bytes` are not one: its form checked byte by
+    /// byte, then its name's date read as a listing reads it (through generic slice comparisons,
+    /// the form took ~950 instructions a path).
     private static func day(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         guard bytes.count == dayFileLength, let p = bytes.baseAddress else { return nil }
         @inline(__always) func at(_ i: Int) -> UInt8 { p.load(fromByteOffset: i, as: UInt8.self) }
         // The folders' year and month are the file name's.
         guard at(0) == at(8), at(1) == at(9), at(2) == at(10), at(3) == at(11), at(5) == at(13), at(6) == at(14),
-            at(4) == slash, at(7) == slash, at(12) == dash, at(15) == dash,
-            p.loadUnaligned(fromByteOffset: 18, as: UInt32.self) == dotJSON, at(22) == UInt8(ascii: "n")
+            at(4) == slash, at(7) == slash, p.loadUnaligned(fromByteOffset: 18, as: UInt32.self) == dotJSON,
+            at(22) == UInt8(ascii: "n"),
+            let date = DayFileParser.calendarDate(
+                bytes: UnsafeBufferPointer(start: (p + 8).assumingMemoryBound(to: UInt8.self), count: 10))
         else { return nil }
-        var digits = 0
-        @inline(__always) func number(_ range: Range<Int>) -> Int {
-            var n = 0
-            for i in range {
-                let d = at(i) &- UInt8(ascii: "0")
-                digits |= d < 10 ? 0 : 1
-                n = n &* 10 &+ Int(d)
-            }
-            return n
-        }
-        let (y, m, d) = (number(8..<12), number(13..<15), number(16..<18))
-        guard digits == 0, m >= 1, m <= 12, d >= 1, d <= ISO8601.daysInMonth(year: y, month: m) else { return nil }
-        return ISO8601.days(year: y, month: m, day: d)
+        return ISO8601.days(year: date.year, month: date.month, day: date.day)
     }
 
     /// `.jso` as the little-endian word it loads as.
     private static let dotJSON = UInt32(littleEndian: 0x6F73_6A2E)
-    private static let dash = UInt8(ascii: "-")
     private static let slash = UInt8(ascii: "/")
 
     /// The day file's date as days since 1970-01-01, or nil for any other path.
@@ -84,11 +74,12 @@ public struct RawPath: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    public func hasPrefix(_ prefix: String) -> Bool {
-        switch form {
-        case .text(let s): s.hasPrefix(prefix)
-        case .day: description.hasPrefix(prefix)
-        }
+    /// Relative paths of exports start here (manifest entries are relative to `raw/`).
+    static let exportPrefix = "../exports/"
+
+    /// An Apple Health export kept in `exports/` rather than a day file.
+    public var isExport: Bool {
+        if case .text(let s) = form { s.hasPrefix(Self.exportPrefix) } else { false }
     }
 
     public static func < (a: RawPath, b: RawPath) -> Bool {

@@ -23,8 +23,8 @@ extension Compactor {
         init(files: [RawFile], previous: Manifest) {
             let files = files.inOrder { $0.path < $1.path }
             let old = previous.rawFiles.inOrder { $0.place < $1.place }
-            // Mostly unchanged: room made once (grown by appends, the copies of a year's entries
-            // touched ~25 fresh pages).
+            // Mostly unchanged: room made once, not grown by appends that copy to fresh pages (with
+            // the listing's room, a compaction of the year with nothing to do 223 -> 210 page faults).
             unchanged.reserveCapacity(files.count)
             unchangedEntries.reserveCapacity(min(files.count, old.count))
             var j = 0

@@ -34,7 +34,7 @@ public struct Manifest: Sendable, Equatable {
 
     public struct RawFileEntry: Sendable, Equatable {
         /// An Apple Health export kept by `tsdb import` rather than a day file.
-        public var isExport: Bool { place.day == nil && place.hasPrefix(RawFile.exportPrefix) }
+        public var isExport: Bool { place.isExport }
 
         /// Relative to `raw/`, e.g. `2025/03/2025-03-01.json`.
         public var place: RawPath
