@@ -375,6 +375,18 @@ func randomSamples(_ n: Int, seed: UInt64) -> [Sample] {
         #expect(try failure { swap(&$0[.start][7], &$0[.start][8]) } == "block 0: sample 8: starts are not in order")
     }
 
+    /// A start column stored as plain values (FOR): its headers bound the offsets but, unlike
+    /// deltas that are never negative, do not prove their order, so the instants are checked.
+    @Test func startsOutOfOrderInAFrameOfReferenceColumn() throws {
+        // Offsets far apart both ways pack narrower as values than as deltas.
+        let zigzag = { (columns: BlockColumns) in
+            for i in 1..<39 { columns[.start][i] = i % 2 == 1 ? 11_000 : 100 }
+        }
+        let bytes = try segment(tampering: zigzag)
+        #expect(bytes[SegmentFormat.headerSize] == IntColumn.Encoding.frameOfReference.rawValue)
+        #expect(try failure(zigzag) == "block 0: sample 2: starts are not in order")
+    }
+
     @Test func startBeforeTheBlock() throws {
         #expect(try failure { $0[.start][0] = -1 } == "block 0: sample 0: starts are not in order")
     }

@@ -223,6 +223,16 @@ enum IntColumn {
     static func decode(_ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>)
         throws(TSDBError) -> Facts
     {
+        try decode(&reader, count: n, into: out, mapped: Unchanged())
+    }
+
+    /// As ``decode(_:count:into:)``, writing `mapping(v)` for each value `v`; the facts returned are
+    /// about the values themselves. A block's start offsets become instants as they are unpacked
+    /// (`first + v × unit`, Formats/segment-v3.md §5.2), where a pass of their own after unpacking
+    /// took ~6 instructions a sample (7% of the year's daily percentiles, callgrind).
+    static func decode<Mapping: ValueMapping>(
+        _ reader: inout ByteReader, count n: Int, into out: UnsafeMutablePointer<Int64>, mapped mapping: Mapping
+    ) throws(TSDBError) -> Facts {
         let raw = try reader.u8("column encoding")
         guard let encoding = Encoding(rawValue: raw) else {
             throw reader.fail(
@@ -233,7 +243,7 @@ enum IntColumn {
             let reference = try reader.varint("FOR reference")
             let width = try widthByte(&reader)
             let packed = try reader.bytes(packedByteCount(count: n, width: width), "FOR packed values")
-            unpack(packed, count: n, width: width, reference: reference, into: out)
+            unpack(packed, count: n, width: width, reference: reference, into: out, mapped: mapping)
             return .frameOfReference(reference: reference, width: width, count: n)
         case .deltaFrameOfReference:
             guard n > 0 else { throw reader.fail("delta-FOR column with no values") }
@@ -241,16 +251,18 @@ enum IntColumn {
             let reference = try reader.varint("delta-FOR reference")
             let width = try widthByte(&reader)
             let packed = try reader.bytes(packedByteCount(count: n - 1, width: width), "delta-FOR packed deltas")
-            out[0] = first
-            _ = unpackSums(packed, count: n - 1, width: width, reference: reference, from: first, into: out + 1)
+            out[0] = mapping(first)
+            _ = unpackSums(
+                packed, count: n - 1, width: width, reference: reference, from: first, into: out + 1, mapped: mapping)
             var bounds = DeltaBounds(first: first)
             bounds.add(count: n - 1, reference: reference, width: width)
             return bounds.facts
         case .deltaMiniblocks:
             guard n > 1 else { throw reader.fail("miniblock column with fewer than 2 values") }
-            out[0] = try reader.varint("miniblock first value")
-            var bounds = DeltaBounds(first: out[0])
-            var running = out[0]
+            let first = try reader.varint("miniblock first value")
+            out[0] = mapping(first)
+            var bounds = DeltaBounds(first: first)
+            var running = first
             var start = 1
             while start < n {
                 let count = min(miniblockSize, n - start)
@@ -258,7 +270,8 @@ enum IntColumn {
                 let width = try widthByte(&reader)
                 let packed = try reader.bytes(packedByteCount(count: count, width: width), "miniblock packed deltas")
                 running = unpackSums(
-                    packed, count: count, width: width, reference: reference, from: running, into: out + start)
+                    packed, count: count, width: width, reference: reference, from: running, into: out + start,
+                    mapped: mapping)
                 bounds.add(count: count, reference: reference, width: width)
                 start += count
             }
@@ -302,34 +315,53 @@ enum IntColumn {
     }
 
     @inline(__always)
-    static func unpack(
+    static func unpack<Mapping: ValueMapping>(
         _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64,
-        into out: UnsafeMutablePointer<Int64>
+        into out: UnsafeMutablePointer<Int64>, mapped mapping: Mapping
     ) {
-        if width == 0 { return out.update(repeating: reference, count: n) }
-        forEachPacked(packed, count: n, width: width) { i, p in out[i] = reference &+ Int64(bitPattern: p) }
+        if width == 0 { return out.update(repeating: mapping(reference), count: n) }
+        forEachPacked(packed, count: n, width: width) { i, p in out[i] = mapping(reference &+ Int64(bitPattern: p)) }
     }
 
-    /// Unpacks `n` deltas `reference + p` and writes the running sums from `running` on, in the
-    /// same pass (one pass over the values instead of two); returns the last sum.
+    /// Unpacks `n` deltas `reference + p` and writes the running sums from `running` on, each
+    /// mapped, in the same pass (one pass over the values instead of two); returns the last sum.
     @inline(__always)
-    static func unpackSums(
+    static func unpackSums<Mapping: ValueMapping>(
         _ packed: UnsafeRawBufferPointer, count n: Int, width: Int, reference: Int64, from running: Int64,
-        into out: UnsafeMutablePointer<Int64>
+        into out: UnsafeMutablePointer<Int64>, mapped mapping: Mapping
     ) -> Int64 {
         var running = running
         if width == 0 {
             for i in 0..<n {
                 running = running &+ reference
-                out[i] = running
+                out[i] = mapping(running)
             }
             return running
         }
         forEachPacked(packed, count: n, width: width) { i, p in
             running = running &+ reference &+ Int64(bitPattern: p)
-            out[i] = running
+            out[i] = mapping(running)
         }
         return running
+    }
+
+    /// What ``decode(_:count:into:mapped:)`` writes for each value.
+    protocol ValueMapping {
+        func callAsFunction(_ value: Int64) -> Int64
+    }
+
+    /// Each value as it is.
+    struct Unchanged: ValueMapping {
+        @inline(__always) func callAsFunction(_ value: Int64) -> Int64 { value }
+    }
+
+    /// A start offset `v` as the instant `first + v × unit` (§5.2), wrapping: the reader proves
+    /// afterwards that nothing wrapped (``SegmentReader``'s checks of a decoded block).
+    struct Instants: ValueMapping {
+        let first: Int64
+        let unit: Int64
+
+        @inline(__always) func callAsFunction(_ value: Int64) -> Int64 { first &+ value &* unit }
     }
 
     /// Calls `body` with each of the `n` packed `width`-bit numbers (1–64 bits) in order.

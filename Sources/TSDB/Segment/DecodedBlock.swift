@@ -132,8 +132,14 @@ extension SegmentReader {
         block.prepare(n, columns: columns)
         do throws(TSDBError) {
             var r = try rawBytes(of: index, at: location, into: block)
+            let startColumn = r
+            let instants = IntColumn.Instants(
+                first: summary.firstStart, unit: SegmentFormat.powersOfTen[Int(location.timeUnitExponent)])
             for c in Column.allCases {
-                if columns.contains(c) {
+                if c == .start {
+                    let out = block.column(c).baseAddress!
+                    block.facts[c.rawValue] = try IntColumn.decode(&r, count: n, into: out, mapped: instants)
+                } else if columns.contains(c) {
                     block.facts[c.rawValue] = try IntColumn.decode(&r, count: n, into: block.column(c).baseAddress!)
                 } else {
                     block.facts[c.rawValue] = .unknown
@@ -141,7 +147,7 @@ extension SegmentReader {
                 }
             }
             guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the last column") }
-            try validate(block, index: index, location: location, summary: summary)
+            try validate(block, index: index, location: location, summary: summary, startColumn: startColumn)
         } catch {
             onDamage?()
             throw located(error)
@@ -185,28 +191,28 @@ extension SegmentReader {
         return stored
     }
 
-    /// Turns stored offsets/durations into instants and checks every invariant the encoder
-    /// guarantees, for the columns that were decoded. Each check first runs as one pass without
-    /// early exits (the common case: nothing is wrong); only a failed pass looks for the sample to
-    /// name in the error.
-    private func validate(_ b: DecodedBlock, index: Int, location: BlockLocation, summary: BlockSummary)
-        throws(TSDBError)
-    {
+    /// Turns durations into instants and checks every invariant the encoder guarantees, for the
+    /// columns that were decoded. Each check first runs as one pass without early exits (the common
+    /// case: nothing is wrong); only a failed pass looks for the sample to name in the error. The
+    /// starts were decoded as instants (``IntColumn/Instants``); when their column's headers do not
+    /// prove that none wrapped, they are decoded again from `startColumn` as offsets and checked
+    /// one by one.
+    private func validate(
+        _ b: DecodedBlock, index: Int, location: BlockLocation, summary: BlockSummary, startColumn: ByteReader
+    ) throws(TSDBError) {
         let facts = b.facts
         func bad(_ what: String) -> TSDBError { .corrupt("block \(index): \(what)", offset: location.offset) }
         let unit = SegmentFormat.powersOfTen[Int(location.timeUnitExponent)]
         let n = b.count
         let columns = b.decodedColumns
         let starts = b.column(.start)
-        if !Self.offsetsAscend(
-            starts, known: facts[Column.start.rawValue].ascending, unit: unit, from: summary.firstStart)
-        {
-            throw Self.disorder(starts, unit: unit, from: summary.firstStart, bad)
-        }
         let first = summary.firstStart
-        if unit == 1 {
-            for i in 0..<n { starts[i] = first &+ starts[i] }
-        } else {
+        if !Self.instantsInOrder(starts, facts[Column.start.rawValue], unit: unit, from: first) {
+            var offsets = startColumn
+            try IntColumn.decode(&offsets, count: n, into: starts.baseAddress!)
+            guard Self.offsetsAscend(starts, unit: unit, from: first) else {
+                throw Self.disorder(starts, unit: unit, from: first, bad)
+            }
             for i in 0..<n { starts[i] = first &+ starts[i] &* unit }
         }
         guard starts[0] == summary.firstStart, starts[n - 1] == summary.lastStart else {
@@ -254,23 +260,35 @@ extension SegmentReader {
         }
     }
 
-    /// Whether stored start offsets make instants `from + offset × unit` in order, none before
-    /// `from`, without overflow: the offsets ascend (`known`: their column's headers say so) from
-    /// ≥ 0, and the last one's instant fits.
-    private static func offsetsAscend(
-        _ offsets: UnsafeMutableBufferPointer<Int64>, known: Bool, unit: Int64, from: Int64
+    /// Whether instants decoded as `from + offset × unit` (wrapping) are exact and in order, none
+    /// before `from`: the column's headers bound its offsets to `0 ...` a top whose instant fits,
+    /// so nothing wrapped and the instants keep the offsets' order, which the headers prove too or
+    /// one pass checks.
+    private static func instantsInOrder(
+        _ instants: UnsafeMutableBufferPointer<Int64>, _ facts: IntColumn.Facts, unit: Int64, from: Int64
     ) -> Bool {
+        guard let range = facts.range, range.lowerBound >= 0 else { return false }
+        let (span, o1) = range.upperBound.multipliedReportingOverflow(by: unit)
+        let (_, o2) = from.addingReportingOverflow(span)
+        guard !o1 && !o2 else { return false }
+        if facts.ascending { return true }
         var descents = 0
-        if !known {
-            for i in 1..<max(offsets.count, 1) { descents &+= offsets[i] < offsets[i - 1] ? 1 : 0 }
-        }
+        for i in 1..<max(instants.count, 1) { descents &+= instants[i] < instants[i - 1] ? 1 : 0 }
+        return descents == 0
+    }
+
+    /// Whether stored start offsets make instants `from + offset × unit` in order, none before
+    /// `from`, without overflow: the offsets ascend from ≥ 0, and the last one's instant fits.
+    private static func offsetsAscend(_ offsets: UnsafeMutableBufferPointer<Int64>, unit: Int64, from: Int64) -> Bool {
+        var descents = 0
+        for i in 1..<max(offsets.count, 1) { descents &+= offsets[i] < offsets[i - 1] ? 1 : 0 }
         let (span, o1) = offsets[offsets.count - 1].multipliedReportingOverflow(by: unit)
         let (_, o2) = from.addingReportingOverflow(span)
         return descents == 0 && offsets[0] >= 0 && !o1 && !o2
     }
 
     /// The error naming the first offset whose instant overflows or goes back (offsets that
-    /// fail ``offsetsAscend(_:known:unit:from:)`` have one).
+    /// fail ``offsetsAscend(_:unit:from:)`` have one).
     private static func disorder(
         _ offsets: UnsafeMutableBufferPointer<Int64>, unit: Int64, from: Int64, _ bad: (String) -> TSDBError
     ) -> TSDBError {
