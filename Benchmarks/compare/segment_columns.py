@@ -6,13 +6,17 @@ each block's nine integer columns (§5.1) after decompressing it with the system
 the dictionary and the slot region (§6.1). Prints bytes per sample for each, and what zstd at a
 few levels would make of the blocks' raw bytes. For design work on the format; it checks no CRC.
 
-    python3 Benchmarks/compare/segment_columns.py STORE [TYPE] [--entropy]
+    python3 Benchmarks/compare/segment_columns.py STORE [TYPE] [--entropy] [--slots]
 
 With --entropy it also decodes the start, mantissa and metadata columns and prints their empirical
 entropies in bits a sample, alone and given what came before (the previous delta, the time gap,
 the previous value): how far the columns are from what coding them against their context could
 reach. Conditional entropies measured on one store flatter a model (each context's counts are
 fitted to the data they measure), so read them as bounds.
+
+With --slots it reads each block's slot summaries (§6.1) and prints how many blocks have them,
+samples per slot, and the bytes each field takes per slot and per sample: what a cheaper layout of
+the summaries would have to beat.
 
 STORE is a store's folder (the one holding tsdb/); TYPE defaults to heart rate. Only the
 segments the store's MANIFEST names are read.
@@ -171,8 +175,56 @@ def live_segments(store, type_name):
     return segments
 
 
+SLOT_FIELDS = ["gap", "samples", "valueless", "minimum", "range", "deviations", "squared"]
+
+
+def varint_length(b, i):
+    j = i
+    while b[j] >= 128:
+        j += 1
+    return j + 1 - i
+
+
+def slot_field_sizes(region, counts, sizes):
+    """Adds the bytes of each slot field of one segment's slot region to `sizes`; returns the slots
+    read, the samples of blocks that have slots and those blocks. `counts` are its blocks' sample counts."""
+    i = slots = slotted = with_slots = 0
+    for count in counts:
+        n, j = varint(region, i)
+        sizes["slot count"] += j - i
+        i = j
+        if n == 0:
+            continue
+        slotted += count
+        with_slots += 1
+        sizes["scale"] += 1
+        i += 1
+        for _ in range(n):
+            slots += 1
+            fields = []
+            for k, name in enumerate(SLOT_FIELDS):
+                if k >= 3 and fields[1] == fields[2]:
+                    break  # a slot whose samples all lack values ends after `valueless`
+                length = varint_length(region, i)
+                sizes[name] += length
+                fields.append(varint(region, i)[0])
+                i += length
+    if i != len(region):
+        raise ValueError(f"slot region: read {i} of its {len(region)} bytes")
+    return slots, slotted, with_slots
+
+
+def print_slots(slot_stats, samples):
+    sizes, slots, slotted, with_slots, blocks = slot_stats
+    total = sum(sizes.values())
+    print(f"  slot summaries: {with_slots} of {blocks} blocks ({slotted:,} samples), {slots:,} slots, "
+          f"{slotted / max(slots, 1):.1f} samples a slot, {total / max(slots, 1):.2f} B a slot")
+    for name, size in sizes.most_common():
+        print(f"    {name:10} {size / max(slots, 1):.2f} B/slot  {size / samples:.3f} B/sample")
+
+
 def main():
-    arguments = [a for a in sys.argv[1:] if a != "--entropy"]
+    arguments = [a for a in sys.argv[1:] if a not in ("--entropy", "--slots")]
     store = arguments[0]
     type_name = arguments[1] if len(arguments) > 1 else "HKQuantityTypeIdentifierHeartRate"
     decoded = [] if "--entropy" in sys.argv else None
@@ -181,6 +233,7 @@ def main():
     encodings = collections.Counter()
     raw_blocks = []
     samples = 0
+    slot_stats = [collections.Counter(), 0, 0, 0, 0] if "--slots" in sys.argv else None
     paths = live_segments(store, type_name)
     for path, offset, size in paths:
         with open(path, "rb") as whole:
@@ -194,6 +247,15 @@ def main():
         regions["dictionary"] += dictionary_length
         regions["slot summaries"] += slot_length
         regions["block index"] += 88 * block_count
+        if slot_stats is not None:
+            (dictionary_offset,) = struct.unpack_from("<Q", footer, 0)
+            (slot_raw_length,) = struct.unpack_from("<I", footer, 52)
+            start = dictionary_offset + dictionary_length
+            region = decompress(footer[21], f[start:start + slot_length], slot_raw_length)
+            counts = [struct.unpack_from("<I", f, index_offset + 88 * k + 20)[0] for k in range(block_count)]
+            for k, n in enumerate(slot_field_sizes(region, counts, slot_stats[0]), start=1):
+                slot_stats[k] += n
+            slot_stats[4] += block_count
         for k in range(block_count):
             offset, stored, raw, _, count, codec = struct.unpack_from("<QIIIIB", f, index_offset + 88 * k)
             regions["blocks"] += stored
@@ -230,6 +292,8 @@ def main():
             out = ctypes.create_string_buffer(ZSTD.ZSTD_compressBound(len(block)))
             size += min(len(block), ZSTD.ZSTD_compress(out, len(out), block, len(block), level))
         print(f"  blocks with zstd level {level}: {size / samples:.3f} B/sample")
+    if slot_stats is not None:
+        print_slots(slot_stats, samples)
     if decoded is not None:
         print_entropies(decoded)
 
