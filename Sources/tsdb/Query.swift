@@ -129,7 +129,8 @@ struct QueryRequest: Equatable {
             printError(
                 "timings: aggregate and output \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
                     + "\(result.blocksFromSummaries) answered from summaries, \(result.blocksFromSlots) from slot "
-                    + "summaries, \(result.blocksSplit) added up either side of a bucket edge, peak \(peak) MB resident"
+                    + "summaries, \(result.blocksSplit) added up either side of a bucket edge, \(result.blocksAddedUp) "
+                    + "added up bucket by bucket, peak \(peak) MB resident"
             )
         }
     }

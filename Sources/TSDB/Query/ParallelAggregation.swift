@@ -326,7 +326,7 @@ extension Store {
         let template = {
             var counts = result
             (counts.blocksDecoded, counts.blocksFromSummaries, counts.blocksFromSlots) = (0, 0, 0)
-            counts.blocksSplit = 0
+            (counts.blocksSplit, counts.blocksAddedUp) = (0, 0)
             return counts
         }()
         // Buffers and chunks of rows already handed out, reused: fresh memory faults in page by
@@ -382,6 +382,7 @@ extension Store {
                 result.blocksFromSummaries += kept.counts.blocksFromSummaries
                 result.blocksFromSlots += kept.counts.blocksFromSlots
                 result.blocksSplit += kept.counts.blocksSplit
+                result.blocksAddedUp += kept.counts.blocksAddedUp
             })
     }
 

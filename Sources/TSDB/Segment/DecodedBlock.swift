@@ -84,6 +84,15 @@ public final class DecodedBlock {
         return scratch
     }
 
+    /// Room for two columns of `n` values that are not a decoded block's (start offsets and
+    /// mantissas, ``SegmentReader/addUpByBucket(block:scratch:bucketEnd:add:)``): afterwards the
+    /// block holds no decoded column.
+    func spareColumns(_ n: Int) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<Int64>) {
+        prepare(n, columns: [])
+        count = 0
+        return (storage, storage + capacity)
+    }
+
     func prepare(_ n: Int, columns: ColumnSet) {
         decodedColumns = columns
         uniformValueTag = nil
