@@ -279,6 +279,14 @@ struct Accumulator {
             squaredDeviations: spread ? s.sumOfSquaredDeviations : nil)
     }
 
+    /// Adds whole-number values added up from a block's columns, each sample with a value, without
+    /// the spread (``SegmentReader/sideTotals(block:edge:scratch:)``, and `addUpByBucket`).
+    mutating func merge(wholeNumbers t: ValueTotals) {
+        merge(
+            samples: t.count, values: t.count, minimum: Double(t.minimum), maximum: Double(t.maximum),
+            sum: Double(t.sum), squaredDeviations: nil)
+    }
+
     /// Adds a summarised group of samples: counts, extremes, sum and Σ(v − mean)² about its own mean
     /// (nil: the spread is not tracked, and the figures behind it stay unused).
     private mutating func merge(

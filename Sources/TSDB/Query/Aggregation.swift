@@ -555,13 +555,7 @@ extension Store {
                 sweep.advance(to: start, row)
                 return sweep.currentEnd
             },
-            add: { totals in
-                sweep.acc.merge(
-                    SlotTotals.summary(
-                        samples: totals.count, values: totals.count, minimum: totals.minimum,
-                        maximum: totals.maximum, sum: totals.sum, scale: 0),
-                    spread: false)
-            })
+            add: { sweep.acc.merge(wholeNumbers: $0) })
     }
 
     /// Feeds the totals of whole-number values of block `s` before `edge` and from it to the sweep.
@@ -569,16 +563,10 @@ extension Store {
         _ before: ValueTotals, _ after: ValueTotals, of s: BlockSummary, edge: Int64, sweep: inout AggregateSweep,
         _ row: (AggregateRow) -> Void
     ) {
-        func add(_ side: ValueTotals, from start: Int64) {
-            sweep.advance(to: start, row)
-            sweep.acc.merge(
-                SlotTotals.summary(
-                    samples: side.count, values: side.count, minimum: side.minimum, maximum: side.maximum,
-                    sum: side.sum, scale: 0),
-                spread: false)
-        }
-        add(before, from: s.firstStart)
-        add(after, from: edge)
+        sweep.advance(to: s.firstStart, row)
+        sweep.acc.merge(wholeNumbers: before)
+        sweep.advance(to: edge, row)
+        sweep.acc.merge(wholeNumbers: after)
     }
 
     /// Feeds a decoded block's samples starting in the plan's range to the sweep, a bucket's run
