@@ -415,7 +415,7 @@ import Testing
                         for limit in -1...(t + 2) {
                             var linear = from
                             while linear < to && starts[linear] < limit { linear += 1 }
-                            let found = Store.firstIndex(in: p, from: from, to: to, notBefore: limit)
+                            let found = p.firstIndex(from: from, to: to, notBelow: limit)
                             if found != linear {
                                 Issue.record("\(length) starts, \(from)..<\(to) below \(limit): \(found) ≠ \(linear)")
                                 return

@@ -588,7 +588,7 @@ extension Store {
         }
         while i < end {
             if starts[i] >= sweep.currentEnd { sweep.advance(to: starts[i], row) }
-            let j = Self.firstIndex(in: starts, from: i + 1, to: end, notBefore: sweep.currentEnd)
+            let j = starts.firstIndex(from: i + 1, to: end, notBelow: sweep.currentEnd)
             sweep.acc.add(block, i..<j, in: segment, keepValues: plan.needsValues, spread: plan.needsSpread)
             i = j
         }
@@ -620,25 +620,6 @@ extension Store {
                 sweep.acc.addValueless()
             }
         }
-    }
-
-    /// The first index in `from ..< to` of ascending `starts` whose start is ≥ `limit` (`to` if
-    /// none): by steps doubling from `from`, then halving, so a bucket's run of a few samples
-    /// (minutes) costs a few looks and a day's thousand about twenty.
-    @inline(__always)
-    static func firstIndex(in starts: UnsafeBufferPointer<Int64>, from: Int, to: Int, notBefore limit: Int64) -> Int {
-        var (below, step) = (from - 1, 1)
-        // Invariant: starts[below] < limit (or below is before `from`); look ahead by `step`.
-        while below + step < to && starts[below + step] < limit {
-            below += step
-            step *= 2
-        }
-        var above = Swift.min(below + step, to)
-        while above - below > 1 {
-            let middle = below + (above - below) / 2
-            if starts[middle] < limit { below = middle } else { above = middle }
-        }
-        return above
     }
 
     /// Feeds a decoded block's samples to the sweep one by one: with a source filter, or for the

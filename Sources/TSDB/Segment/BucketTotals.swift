@@ -19,15 +19,16 @@ extension SegmentReader {
         let n = summary.sampleCount
         let unit = SegmentFormat.powersOfTen[Int(location.timeUnitExponent)]
         let first = summary.firstStart
-        let (offsets, mantissas) = block.spareColumns(n)
+        let (offsetColumn, mantissaColumn) = block.spareColumns(n)
+        let (offsets, mantissas) = (UnsafeBufferPointer(offsetColumn), UnsafeBufferPointer(mantissaColumn))
         do throws(TSDBError) {
             var r = try rawBytes(of: index, at: location, into: block)
-            let startFacts = try IntColumn.decode(&r, count: n, into: offsets)
+            let startFacts = try IntColumn.decode(&r, count: n, into: offsetColumn.baseAddress!)
             try IntColumn.skip(&r, count: n)  // durations
             try IntColumn.skip(&r, count: n)  // time forms
             try block.packedTags.locate(&r, count: n)
             guard block.packedTags.isUniform(Int64(ValueTag.decimalBase)) else { return false }
-            let valueFacts = try IntColumn.decode(&r, count: n, into: mantissas)
+            let valueFacts = try IntColumn.decode(&r, count: n, into: mantissaColumn.baseAddress!)
             let bound = PackedColumn.valueBound
             let span = offsets[n - 1].multipliedReportingOverflow(by: unit)
             guard let starts = startFacts.range, starts.lowerBound >= 0, startFacts.ascending, offsets[0] == 0,
@@ -43,51 +44,11 @@ extension SegmentReader {
             // Offsets from `limit` on start at or after the bucket's end.
             let toEnd = bucketEnd(first &+ offsets[i] &* unit) &- first
             let limit = toEnd / unit + (toEnd % unit == 0 ? 0 : 1)
-            let j = Self.firstIndex(offsets, from: i + 1, to: n, notBelow: limit)
-            add(Self.totals(mantissas, i..<j))
+            let j = offsets.firstIndex(from: i + 1, to: n, notBelow: limit)
+            let (minimum, maximum, sum) = UnsafeBufferPointer(rebasing: mantissas[i..<j]).extremesAndTotal()
+            add(ValueTotals(count: j - i, minimum: minimum, maximum: maximum, sum: sum))
             i = j
         }
         return true
-    }
-
-    /// The first index in `from ..< to` of ascending `values` that is ≥ `limit` (`to` if none): by
-    /// steps doubling from `from`, then halving, so a bucket's run of a few samples costs a few
-    /// looks and a long run about twice its logarithm.
-    @inline(__always)
-    private static func firstIndex(_ values: UnsafeMutablePointer<Int64>, from: Int, to: Int, notBelow limit: Int64)
-        -> Int
-    {
-        var (below, step) = (from - 1, 1)
-        while below + step < to && values[below + step] < limit {
-            below += step
-            step *= 2
-        }
-        var above = Swift.min(below + step, to)
-        while above - below > 1 {
-            let middle = below + (above - below) / 2
-            if values[middle] < limit { below = middle } else { above = middle }
-        }
-        return above
-    }
-
-    /// The totals of `values[range]` (not empty), in two interleaved chains: a compare and a
-    /// conditional move per value wait for the one before.
-    @inline(__always)
-    private static func totals(_ values: UnsafeMutablePointer<Int64>, _ range: Range<Int>) -> ValueTotals {
-        var (low, high, sum) = (values[range.lowerBound], values[range.lowerBound], Int64(0))
-        var (low2, high2, sum2) = (low, high, Int64(0))
-        var i = range.lowerBound
-        while i + 1 < range.upperBound {
-            let (a, b) = (values[i], values[i + 1])
-            (low, high, sum) = (Swift.min(low, a), Swift.max(high, a), sum &+ a)
-            (low2, high2, sum2) = (Swift.min(low2, b), Swift.max(high2, b), sum2 &+ b)
-            i += 2
-        }
-        if i < range.upperBound {
-            let a = values[i]
-            (low, high, sum) = (Swift.min(low, a), Swift.max(high, a), sum &+ a)
-        }
-        return ValueTotals(
-            count: range.count, minimum: Swift.min(low, low2), maximum: Swift.max(high, high2), sum: sum &+ sum2)
     }
 }

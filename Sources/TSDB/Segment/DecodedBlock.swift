@@ -87,10 +87,11 @@ public final class DecodedBlock {
     /// Room for two columns of `n` values that are not a decoded block's (start offsets and
     /// mantissas, ``SegmentReader/addUpByBucket(block:scratch:bucketEnd:add:)``): afterwards the
     /// block holds no decoded column.
-    func spareColumns(_ n: Int) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<Int64>) {
+    func spareColumns(_ n: Int) -> (UnsafeMutableBufferPointer<Int64>, UnsafeMutableBufferPointer<Int64>) {
         prepare(n, columns: [])
         count = 0
-        return (storage, storage + capacity)
+        let (first, second) = (storage, storage + capacity)
+        return (UnsafeMutableBufferPointer(start: first, count: n), UnsafeMutableBufferPointer(start: second, count: n))
     }
 
     func prepare(_ n: Int, columns: ColumnSet) {
