@@ -172,6 +172,15 @@ enum IntColumn {
 
         static let unknown = Facts(range: nil, ascending: false)
 
+        /// Whether start offsets with these facts make instants `from + offset × unit` that are
+        /// exact and none before `from` (segment-v3 §5.2): bounded to `0 ...` a top whose instant
+        /// fits, so no multiplication or addition wraps and the instants keep the offsets' order.
+        func boundInstants(from: Int64, unit: Int64) -> Bool {
+            guard let range, range.lowerBound >= 0 else { return false }
+            let (span, o1) = range.upperBound.multipliedReportingOverflow(by: unit)
+            return !o1 && !from.addingReportingOverflow(span).overflow
+        }
+
         /// `count` values `reference + p`, `p` below 2^`width`: bounded unless that can wrap.
         static func frameOfReference(reference: Int64, width: Int, count: Int) -> Facts {
             guard let top = largest(reference: reference, width: width) else { return .unknown }

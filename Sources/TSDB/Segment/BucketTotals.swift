@@ -10,7 +10,8 @@ extension SegmentReader {
     /// not one this reading serves: values other than whole numbers of one value tag (§5.3, scale
     /// 0), a value's magnitude that may reach 2^31, or start offsets whose column headers do not
     /// prove them in order from 0 (§5.1, §5.2). The caller then decodes the block, which checks
-    /// every column (§6) and names any damage.
+    /// every column (§6) and names any damage; a block whose index entry already rules it out
+    /// (``wholeNumbers(_:)``) is not read twice.
     func addUpByBucket(
         block index: Int, scratch block: DecodedBlock, bucketEnd: (Int64) -> Int64, add: (ValueTotals) -> Void
     ) throws(TSDBError) -> Bool {
@@ -19,20 +20,17 @@ extension SegmentReader {
         let n = summary.sampleCount
         let unit = SegmentFormat.powersOfTen[Int(location.timeUnitExponent)]
         let first = summary.firstStart
+        guard Self.wholeNumbers(summary) != nil else { return false }
         let (offsetColumn, mantissaColumn) = block.spareColumns(n)
         let (offsets, mantissas) = (UnsafeBufferPointer(offsetColumn), UnsafeBufferPointer(mantissaColumn))
         do throws(TSDBError) {
             var r = try rawBytes(of: index, at: location, into: block)
             let startFacts = try IntColumn.decode(&r, count: n, into: offsetColumn.baseAddress!)
-            try IntColumn.skip(&r, count: n)  // durations
-            try IntColumn.skip(&r, count: n)  // time forms
-            try block.packedTags.locate(&r, count: n)
-            guard block.packedTags.isUniform(Int64(ValueTag.decimalBase)) else { return false }
+            guard try Self.wholeNumberTags(&r, count: n, block) else { return false }
             let valueFacts = try IntColumn.decode(&r, count: n, into: mantissaColumn.baseAddress!)
             let bound = PackedColumn.valueBound
-            let span = offsets[n - 1].multipliedReportingOverflow(by: unit)
-            guard let starts = startFacts.range, starts.lowerBound >= 0, startFacts.ascending, offsets[0] == 0,
-                !span.overflow, span.partialValue == summary.lastStart &- first,
+            guard startFacts.boundInstants(from: first, unit: unit), startFacts.ascending, offsets[0] == 0,
+                offsets[n - 1] &* unit == summary.lastStart &- first,
                 let values = valueFacts.range, values.lowerBound > -bound, values.upperBound < bound
             else { return false }
         } catch {
@@ -42,8 +40,7 @@ extension SegmentReader {
         var i = 0
         while i < n {
             // Offsets from `limit` on start at or after the bucket's end.
-            let toEnd = bucketEnd(first &+ offsets[i] &* unit) &- first
-            let limit = toEnd / unit + (toEnd % unit == 0 ? 0 : 1)
+            let limit = Self.offsetReaching(bucketEnd(first &+ offsets[i] &* unit) &- first, unit: unit)
             let j = offsets.firstIndex(from: i + 1, to: n, notBelow: limit)
             let (minimum, maximum, sum) = UnsafeBufferPointer(rebasing: mantissas[i..<j]).extremesAndTotal()
             add(ValueTotals(count: j - i, minimum: minimum, maximum: maximum, sum: sum))

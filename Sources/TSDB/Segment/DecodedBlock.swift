@@ -281,10 +281,7 @@ extension SegmentReader {
     private static func instantsInOrder(
         _ instants: UnsafeMutableBufferPointer<Int64>, _ facts: IntColumn.Facts, unit: Int64, from: Int64
     ) -> Bool {
-        guard let range = facts.range, range.lowerBound >= 0 else { return false }
-        let (span, o1) = range.upperBound.multipliedReportingOverflow(by: unit)
-        let (_, o2) = from.addingReportingOverflow(span)
-        guard !o1 && !o2 else { return false }
+        guard facts.boundInstants(from: from, unit: unit) else { return false }
         if facts.ascending { return true }
         var descents = 0
         for i in 1..<max(instants.count, 1) { descents &+= instants[i] < instants[i - 1] ? 1 : 0 }

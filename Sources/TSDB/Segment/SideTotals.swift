@@ -12,6 +12,22 @@ extension SegmentReader {
             count: s.sampleCount, minimum: Int64(s.minValue), maximum: Int64(s.maxValue), sum: Int64(s.sum))
     }
 
+    /// Moves `r` from the end of a block's start column past its durations, time forms and value
+    /// tags (the columns' order, §5); whether every tag is a whole number's (3: no fraction digits,
+    /// §5.3), which the columns read either side of an edge or bucket by bucket require.
+    static func wholeNumberTags(_ r: inout ByteReader, count n: Int, _ block: DecodedBlock) throws(TSDBError) -> Bool {
+        try IntColumn.skip(&r, count: n)  // durations
+        try IntColumn.skip(&r, count: n)  // time forms
+        try block.packedTags.locate(&r, count: n)
+        return block.packedTags.isUniform(Int64(ValueTag.decimalBase))
+    }
+
+    /// The first start offset, in units (§5.2), whose instant lies `micros` or more after the
+    /// block's first start.
+    static func offsetReaching(_ micros: Int64, unit: Int64) -> Int64 {
+        micros / unit + (micros % unit == 0 ? 0 : 1)
+    }
+
     /// The totals of block `index`'s values either side of the instant `edge` (samples starting
     /// before it, and the rest), read from its start and mantissa columns without unpacking them
     /// into memory or reading the other columns: a block across one bucket edge (blocks end at the
@@ -34,13 +50,9 @@ extension SegmentReader {
         do throws(TSDBError) {
             var r = try rawBytes(of: index, at: location, into: block)
             try block.packedStarts.locate(&r, count: n)
-            try IntColumn.skip(&r, count: n)  // durations
-            try IntColumn.skip(&r, count: n)  // time forms
-            try block.packedTags.locate(&r, count: n)
-            guard block.packedTags.isUniform(Int64(ValueTag.decimalBase)) else { return nil }
+            guard try Self.wholeNumberTags(&r, count: n, block) else { return nil }
             try block.packedMantissas.locate(&r, count: n)
-            // Start offsets are in units (§5.2): the first at or after the edge is the first ≥ this.
-            let limit = toEdge / unit + (toEdge % unit == 0 ? 0 : 1)
+            let limit = Self.offsetReaching(toEdge, unit: unit)
             let split = block.packedStarts.count(
                 below: limit, last: span / unit, fromEnd: toEdge > summary.lastStart &- edge)
             guard split > 0, split < n else { return nil }
