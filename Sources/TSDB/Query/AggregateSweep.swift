@@ -104,32 +104,47 @@ struct IntervalCredits {
     /// Credits at an instant: (time, piece, share of the sample), by time.
     private let instants: [(t: Int64, piece: CountedPiece, share: Double)]
     private var nextSpan = 0, nextInstant = 0
-    private var active: [CountedPiece] = []
+    /// The spans reaching past the last bucket credited (their places in ``spans``).
+    private var active: [Int] = []
     let category: Bool
 
-    init(_ pieces: [CountedPiece], lo: Int64, hi: Int64, prorate: Bool, category: Bool) {
+    /// `pieces` are clipped in their own array (a year of daily steps copied and sorted its
+    /// pieces twice here, ~2 MB each: page faults were most of its time), and sorted only if
+    /// out of order; the store gives them in order.
+    init(_ pieces: consuming [CountedPiece], lo: Int64, hi: Int64, prorate: Bool, category: Bool) {
         self.category = category
-        var spans: [CountedPiece] = []
-        var instants: [(Int64, CountedPiece, Double)] = []
-        for p in pieces {
-            let length = p.sample.end - p.sample.start
-            if !prorate || p.end == p.start {
-                guard p.sample.start >= lo, p.sample.start < hi else { continue }
-                instants.append((p.sample.start, p, length == 0 ? 1 : Double(p.end - p.start) / Double(length)))
-            } else {
-                var clipped = p
-                clipped.start = max(p.start, lo)
-                clipped.end = min(p.end, hi)
-                if clipped.end > clipped.start { spans.append(clipped) }
+        var spans = pieces
+        var instants: [(t: Int64, piece: CountedPiece, share: Double)] = []
+        if !prorate { instants.reserveCapacity(spans.count) }
+        var kept = 0
+        spans.withUnsafeMutableBufferPointer { spans in
+            for i in 0..<spans.count {
+                let p = spans[i]
+                let length = p.sample.end - p.sample.start
+                if !prorate || p.end == p.start {
+                    guard p.sample.start >= lo, p.sample.start < hi else { continue }
+                    instants.append((p.sample.start, p, length == 0 ? 1 : Double(p.end - p.start) / Double(length)))
+                } else {
+                    var clipped = p
+                    clipped.start = max(p.start, lo)
+                    clipped.end = min(p.end, hi)
+                    guard clipped.end > clipped.start else { continue }
+                    spans[kept] = clipped  // kept <= i: a piece already read
+                    kept += 1
+                }
             }
         }
-        self.spans = spans.sorted { $0.start < $1.start }
-        self.instants = instants.sorted { $0.0 < $1.0 }
+        spans.removeLast(spans.count - kept)
+        // Stable sorts, as the order of pieces starting together is the order they are added in.
+        if !spans.isSorted(by: \.start) { spans.sort { $0.start < $1.start } }
+        if !instants.isSorted(by: \.t) { instants.sort { $0.t < $1.t } }
+        self.spans = spans
+        self.instants = instants
     }
 
     /// The first instant at or after `t` where some piece counts, if any.
     func nextActivity(atOrAfter t: Int64) -> Int64? {
-        if active.contains(where: { $0.end > t }) { return t }
+        if active.contains(where: { spans[$0].end > t }) { return t }
         var next: Int64?
         if nextSpan < spans.count { next = max(t, spans[nextSpan].start) }
         if nextInstant < instants.count { next = min(next ?? .max, max(t, instants[nextInstant].t)) }
@@ -141,20 +156,27 @@ struct IntervalCredits {
     mutating func credit(_ bucket: Bucket, sum: inout Double, seconds: inout CategorySeconds) -> Bool {
         var touched = false
         while nextSpan < spans.count && spans[nextSpan].start < bucket.end {
-            active.append(spans[nextSpan])
+            active.append(nextSpan)
             nextSpan += 1
         }
-        for p in active {
+        var kept = 0
+        for a in active.indices {
+            let p = spans[active[a]]
             let overlap = min(p.end, bucket.end) - max(p.start, bucket.start)
-            guard overlap > 0 else { continue }
-            touched = true
-            if category {
-                seconds[Int64(p.sample.amount), default: 0] += Double(overlap) / 1e6
-            } else {
-                sum += p.sample.amount * Double(overlap) / Double(p.sample.end - p.sample.start)
+            if overlap > 0 {
+                touched = true
+                if category {
+                    seconds[Int64(p.sample.amount), default: 0] += Double(overlap) / 1e6
+                } else {
+                    sum += p.sample.amount * Double(overlap) / Double(p.sample.end - p.sample.start)
+                }
+            }
+            if p.end > bucket.end {
+                active[kept] = active[a]
+                kept += 1
             }
         }
-        active.removeAll { $0.end <= bucket.end }
+        active.removeLast(active.count - kept)
         while nextInstant < instants.count && instants[nextInstant].t < bucket.end {
             let (_, p, share) = instants[nextInstant]
             nextInstant += 1
@@ -166,5 +188,16 @@ struct IntervalCredits {
             }
         }
         return touched
+    }
+}
+
+extension Array {
+    /// Whether `key` never decreases along the array.
+    fileprivate func isSorted(by key: (Element) -> Int64) -> Bool {
+        withUnsafeBufferPointer { e in
+            var i = 1
+            while i < e.count && key(e[i - 1]) <= key(e[i]) { i += 1 }
+            return i >= e.count
+        }
     }
 }

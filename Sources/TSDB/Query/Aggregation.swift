@@ -728,60 +728,104 @@ extension Store {
         of type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64,
         options: AggregateOptions
     ) throws(TSDBError) -> (samples: [IntervalSample], blocksDecoded: Int) {
-        let filter = options.source?.lowercased()
-        var pairs: [(source: String, device: String)] = []
-        var pairIndex: [String: Int32] = [:]
+        var pairs = SourcePairs(filter: options.source?.lowercased())
         var samples: [IntervalSample] = []
         var decoded = 0
         let block = DecodedBlock()
-        for segment in try segments(of: type, from: lo, to: hi, overlapping: true) {
-            // Per segment: dictionary ids → the query's (source, device) keys, or nil when filtered out.
-            var keys: [Int: Int32?] = [:]
-            func key(_ source: Int, _ device: Int) -> Int32? {
-                let id = source * segment.devices.count + device
-                if let known = keys[id] { return known }
-                let s = segment.sources[source].string ?? ""
-                let d = segment.devices[device].string ?? ""
-                var k: Int32?
-                if filter == nil || s.lowercased().contains(filter!) || d.lowercased().contains(filter!) {
-                    let name = s + "\u{0}" + d
-                    k = pairIndex[name] ?? Int32(pairs.count)
-                    if pairIndex[name] == nil {
-                        pairIndex[name] = k
-                        pairs.append((s, d))
-                    }
-                }
-                keys[id] = k
-                return k
-            }
-            for b in 0..<segment.blockCount {
-                let summary = segment.summaries[b]
-                guard summary.maxEnd > lo || summary.firstStart >= lo, summary.firstStart < hi else { continue }
+        let readers = try segments(of: type, from: lo, to: hi, overlapping: true)
+        func reaches(_ s: BlockSummary) -> Bool { (s.maxEnd > lo || s.firstStart >= lo) && s.firstStart < hi }
+        samples.reserveCapacity(
+            readers.reduce(0) { $0 + $1.summaries.lazy.filter(reaches).map(\.sampleCount).reduce(0, +) })
+        for segment in readers {
+            var keys = SegmentSourceKeys(segment)
+            for b in 0..<segment.blockCount where reaches(segment.summaries[b]) {
                 try segment.decode(block: b, into: block, columns: ColumnSet.values.union([.ends, .sources]))
                 decoded += 1
-                for i in 0..<block.count where (block.ends[i] > lo || block.starts[i] >= lo) && block.starts[i] < hi {
-                    guard let k = key(Int(block.sources[i]), Int(block.devices[i])) else { continue }
+                let (starts, ends, tags, mantissas) = (block.starts, block.ends, block.valueTags, block.mantissas)
+                let (sources, devices) = (block.sources, block.devices)
+                for i in 0..<block.count where (ends[i] > lo || starts[i] >= lo) && starts[i] < hi {
+                    let k = keys.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
+                    guard k >= 0 else { continue }
+                    let tag = UInt8(truncatingIfNeeded: tags[i])
                     let amount: Double
                     if kind == .category {
-                        guard UInt8(truncatingIfNeeded: block.valueTags[i]) == ValueTag.decimalBase else { continue }
-                        amount = Double(block.mantissas[i])
+                        guard tag == ValueTag.decimalBase else { continue }
+                        amount = Double(mantissas[i])
+                    } else if tag >= ValueTag.decimalBase {
+                        amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
                     } else {
                         guard let v = block.value(at: i, in: segment) else { continue }
                         amount = v
                     }
-                    samples.append(
-                        IntervalSample(start: block.starts[i], end: block.ends[i], amount: amount, sourceKey: k))
+                    samples.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
                 }
             }
         }
         let ranking = SourceRanking(priority: options.priority, type: type)
-        let ranks = ranking.ranks(of: pairs)
+        let ranks = ranking.ranks(of: pairs.pairs)
         for i in samples.indices {
             samples[i].rank = (
                 ranks[Int(samples[i].sourceKey)], kind == .category ? ranking.valueRank(Int64(samples[i].amount)) : 0
             )
         }
         return (samples, decoded)
+    }
+}
+
+/// The query's (source, device) pairs, each with its key (its place here), and the filter that
+/// keeps them (`--source`, lowercased; nil keeps every pair).
+struct SourcePairs {
+    let filter: String?
+    private(set) var pairs: [(source: String, device: String)] = []
+    private var keys: [String: Int32] = [:]
+
+    init(filter: String?) { self.filter = filter }
+
+    /// The key of `source` and `device`, -1 when the filter leaves them out.
+    mutating func key(source: String, device: String) -> Int32 {
+        if let filter, !source.lowercased().contains(filter) && !device.lowercased().contains(filter) { return -1 }
+        let name = source + "\u{0}" + device
+        if let known = keys[name] { return known }
+        let key = Int32(pairs.count)
+        keys[name] = key
+        pairs.append((source, device))
+        return key
+    }
+}
+
+/// One segment's dictionary ids of source and device mapped to the query's keys (``SourcePairs``),
+/// each pair looked up the first time it is met: in a table by the two ids when their product is
+/// small (it is a handful of sources and devices), else hashed. A lookup per sample hashed its
+/// ids: a fifth of a year of daily steps.
+struct SegmentSourceKeys {
+    private static let unknown: Int32 = -2
+    private let segment: SegmentReader
+    private var table: [Int32]
+    private var hashed: [Int: Int32] = [:]
+
+    init(_ segment: SegmentReader) {
+        self.segment = segment
+        let (sources, devices) = segment.sources.count.multipliedReportingOverflow(by: segment.devices.count)
+        table = [Int32](repeating: Self.unknown, count: devices || sources > 4096 ? 0 : sources)
+    }
+
+    /// The key of the pair with dictionary ids `source` and `device`, -1 when filtered out.
+    @inline(__always)
+    mutating func key(_ source: Int, _ device: Int, pairs: inout SourcePairs) -> Int32 {
+        let id = source * segment.devices.count + device
+        if id < table.count {
+            if table[id] != Self.unknown { return table[id] }
+            table[id] = lookUp(source, device, pairs: &pairs)
+            return table[id]
+        }
+        if let known = hashed[id] { return known }
+        let key = lookUp(source, device, pairs: &pairs)
+        hashed[id] = key
+        return key
+    }
+
+    private func lookUp(_ source: Int, _ device: Int, pairs: inout SourcePairs) -> Int32 {
+        pairs.key(source: segment.sources[source].string ?? "", device: segment.devices[device].string ?? "")
     }
 }
 

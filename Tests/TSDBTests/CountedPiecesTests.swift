@@ -1,0 +1,148 @@
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+
+/// ``SourceRanking/countedPieces(_:)`` and ``IntervalCredits`` against the plain algorithm they
+/// replaced (group by a dictionary, sort each group, search what is covered, sort every piece),
+/// piece for piece and in the same order: the sums of a bucket add its pieces in that order.
+@Suite struct CountedPiecesTests {
+    /// The pieces as the first version found them, kept as the reference.
+    static func reference(_ samples: [IntervalSample]) -> [CountedPiece] {
+        var out: [CountedPiece] = []
+        var covered: [(Int64, Int64)] = []
+        let groups = Dictionary(grouping: samples) { Int64($0.rank.source) << 32 | Int64($0.rank.value) }
+        for key in groups.keys.sorted() {
+            let group = groups[key]!.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+            var claimedUntil = Int64.min
+            var claimed: [(Int64, Int64)] = []
+            for s in group {
+                var i = covered.firstIndex { $0.1 > s.start } ?? covered.count
+                if s.start == s.end {
+                    let inCovered = i < covered.count && covered[i].0 <= s.start
+                    if s.start >= claimedUntil && !inCovered {
+                        out.append(CountedPiece(sample: s, start: s.start, end: s.end))
+                    }
+                    continue
+                }
+                var cursor = max(s.start, claimedUntil)
+                while cursor < s.end && i < covered.count && covered[i].0 < s.end {
+                    if covered[i].0 > cursor { out.append(CountedPiece(sample: s, start: cursor, end: covered[i].0)) }
+                    cursor = max(cursor, covered[i].1)
+                    i += 1
+                }
+                if cursor < s.end { out.append(CountedPiece(sample: s, start: cursor, end: s.end)) }
+                if s.end > claimedUntil {
+                    let from = max(s.start, claimedUntil)
+                    if let last = claimed.last, last.1 >= from {
+                        claimed[claimed.count - 1].1 = s.end
+                    } else {
+                        claimed.append((from, s.end))
+                    }
+                    claimedUntil = s.end
+                }
+            }
+            covered = SourceRanking.merge(covered, claimed)
+        }
+        return out.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+    }
+
+    /// Samples from `sources` sources with `values` value ranks: points, intervals of every length,
+    /// exact repeats; in time order per source (as the store gives them) or shuffled; `crowded`,
+    /// many starting together and half of them points, so that pieces of different ranks tie.
+    static func samples(
+        _ rng: inout SplitMix64, count: Int, sources: Int, values: Int, inOrder: Bool, crowded: Bool = false
+    ) -> [IntervalSample] {
+        var out: [IntervalSample] = []
+        var t: Int64 = 0
+        for i in 0..<count {
+            t += Int64(rng.next() % (crowded ? 3 : 40))
+            let length: Int64 = rng.next() % (crowded ? 2 : 5) == 0 ? 0 : Int64(1 + rng.next() % 120)
+            var s = IntervalSample(start: t, end: t + length, amount: Double(i), sourceKey: Int32(rng.next() % 7))
+            s.rank = (Int32(rng.next() % UInt64(sources)), Int32(rng.next() % UInt64(values)))
+            out.append(s)
+            if rng.next() % 9 == 0 { out.append(s) }
+        }
+        if !inOrder { out.shuffle(using: &rng) }
+        return out
+    }
+
+    static func same(_ a: [CountedPiece], _ b: [CountedPiece]) -> Bool {
+        a.count == b.count
+            && zip(a, b).allSatisfy {
+                ($0.start, $0.end, $0.sample.start, $0.sample.end, $0.sample.amount, $0.sample.rank.source)
+                    == ($1.start, $1.end, $1.sample.start, $1.sample.end, $1.sample.amount, $1.sample.rank.source)
+                    && $0.sample.rank.value == $1.sample.rank.value
+            }
+    }
+
+    // One rank (nothing to merge), two (a phone and a watch), a sleep type's ranks, and more ranks
+    // than are merged (sorted instead) or looked up along a list (hashed instead).
+    @Test(arguments: [(1, 1), (2, 1), (3, 6), (40, 1), (9, 4)])
+    func piecesAreTheReferencesInTheSameOrder(sources: Int, values: Int) {
+        for round in 0..<20 {
+            var rng = SplitMix64(seed: UInt64(sources * 1000 + values * 100 + round))
+            let samples = Self.samples(
+                &rng, count: Int(1 + rng.next() % 400), sources: sources, values: values, inOrder: round % 2 == 0,
+                crowded: round % 4 < 2)
+            let pieces = SourceRanking.countedPieces(samples)
+            #expect(Self.same(pieces, Self.reference(samples)), "round \(round)")
+        }
+    }
+
+    @Test func noSamplesGiveNoPieces() {
+        #expect(SourceRanking.countedPieces([]).isEmpty)
+    }
+
+    /// Bucket sums from pieces given out of order (the sort the store's order makes unnecessary)
+    /// equal those from the same pieces in order.
+    @Test(arguments: [true, false])
+    func creditsDoNotDependOnThePiecesOrder(prorate: Bool) {
+        var rng = SplitMix64(seed: 41)
+        let pieces = SourceRanking.countedPieces(Self.samples(&rng, count: 300, sources: 2, values: 1, inOrder: true))
+        var shuffled = pieces
+        shuffled.shuffle(using: &rng)
+        func sums(_ p: [CountedPiece]) -> [Double] {
+            var credits = IntervalCredits(p, lo: 100, hi: 6_000, prorate: prorate, category: false)
+            var seconds = CategorySeconds()
+            return stride(from: Int64(100), to: 6_000, by: 250).map { start in
+                var sum = 0.0
+                _ = credits.credit(Bucket(start: start, end: start + 250), sum: &sum, seconds: &seconds)
+                return sum
+            }
+        }
+        let (inOrder, outOfOrder) = (sums(pieces), sums(shuffled))
+        #expect(inOrder.reduce(0, +) > 0)
+        #expect(zip(inOrder, outOfOrder).allSatisfy { abs($0 - $1) <= 1e-9 * max(1, abs($0)) })
+    }
+
+    /// A segment whose sources times devices are too many for a table by ids (70 × 70): its pairs
+    /// are found by hashing, and sums and the source filter are as with a few.
+    @Test(arguments: [nil, "app-7", "gadget-12"] as [String?])
+    func manySourcesAndDevicesSumAndFilterAsAFewDo(filter: String?) throws {
+        let folder = TemporaryFolder("many-sources")
+        defer { folder.cleanup() }
+        let day: Int64 = 20_150 * 1440  // minutes since the epoch (2025-03-04)
+        var lines: [String] = []
+        var expected = 0
+        for i in 0..<70 {
+            func t(_ m: Int64) -> String { ISO8601.format(m * 60_000_000, .zulu) }
+            let (source, device) = ("app-\(i)", "gadget-\(69 - i)")
+            lines.append(
+                #"{"type":"HKQuantityTypeIdentifierStepCount","start":"\#(t(day + Int64(i) * 10))","#
+                    + #""end":"\#(t(day + Int64(i) * 10 + 5))","value":\#(i + 1),"unit":"count","#
+                    + #""source":"\#(source)","device":"\#(device)"}"#)
+            if filter.map({ source.contains($0) || device.contains($0) }) ?? true { expected += i + 1 }
+        }
+        folder.write(#"{"samples":["# + lines.joined(separator: ",") + "]}", to: "raw/2025/03/2025-03-04.json")
+        _ = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        let store = try Store(at: folder.path)
+        let segment = try #require(try store.segments(of: "HKQuantityTypeIdentifierStepCount").first)
+        #expect(segment.sources.count * segment.devices.count > 4096)
+        var options = AggregateOptions()
+        options.bucket = .calendar(.day)
+        options.source = filter
+        let rows = try store.aggregate("HKQuantityTypeIdentifierStepCount", options: options).rows
+        #expect(rows.map { $0.values[.sum] } == [Double(expected)])
+    }
+}
