@@ -21,17 +21,17 @@ import Testing
                 if s.start == s.end {
                     let inCovered = i < covered.count && covered[i].0 <= s.start
                     if s.start >= claimedUntil && !inCovered {
-                        out.append(CountedPiece(sample: s, start: s.start, end: s.end))
+                        out.append(CountedPiece(s, start: s.start, end: s.end))
                     }
                     continue
                 }
                 var cursor = max(s.start, claimedUntil)
                 while cursor < s.end && i < covered.count && covered[i].0 < s.end {
-                    if covered[i].0 > cursor { out.append(CountedPiece(sample: s, start: cursor, end: covered[i].0)) }
+                    if covered[i].0 > cursor { out.append(CountedPiece(s, start: cursor, end: covered[i].0)) }
                     cursor = max(cursor, covered[i].1)
                     i += 1
                 }
-                if cursor < s.end { out.append(CountedPiece(sample: s, start: cursor, end: s.end)) }
+                if cursor < s.end { out.append(CountedPiece(s, start: cursor, end: s.end)) }
                 if s.end > claimedUntil {
                     let from = max(s.start, claimedUntil)
                     if let last = claimed.last, last.1 >= from {
@@ -67,12 +67,12 @@ import Testing
         return out
     }
 
+    /// Samples are told apart by their amounts (each sample's place, but for exact repeats).
     static func same(_ a: [CountedPiece], _ b: [CountedPiece]) -> Bool {
         a.count == b.count
             && zip(a, b).allSatisfy {
-                ($0.start, $0.end, $0.sample.start, $0.sample.end, $0.sample.amount, $0.sample.rank.source)
-                    == ($1.start, $1.end, $1.sample.start, $1.sample.end, $1.sample.amount, $1.sample.rank.source)
-                    && $0.sample.rank.value == $1.sample.rank.value
+                ($0.start, $0.end, $0.sampleStart, $0.sampleEnd, $0.amount)
+                    == ($1.start, $1.end, $1.sampleStart, $1.sampleEnd, $1.amount)
             }
     }
 

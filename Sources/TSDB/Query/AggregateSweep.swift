@@ -120,10 +120,10 @@ struct IntervalCredits {
         spans.withUnsafeMutableBufferPointer { spans in
             for i in 0..<spans.count {
                 let p = spans[i]
-                let length = p.sample.end - p.sample.start
+                let length = p.sampleEnd - p.sampleStart
                 if !prorate || p.end == p.start {
-                    guard p.sample.start >= lo, p.sample.start < hi else { continue }
-                    instants.append((p.sample.start, p, length == 0 ? 1 : Double(p.end - p.start) / Double(length)))
+                    guard p.sampleStart >= lo, p.sampleStart < hi else { continue }
+                    instants.append((p.sampleStart, p, length == 0 ? 1 : Double(p.end - p.start) / Double(length)))
                 } else {
                     var clipped = p
                     clipped.start = max(p.start, lo)
@@ -166,9 +166,9 @@ struct IntervalCredits {
             if overlap > 0 {
                 touched = true
                 if category {
-                    seconds[Int64(p.sample.amount), default: 0] += Double(overlap) / 1e6
+                    seconds[Int64(p.amount), default: 0] += Double(overlap) / 1e6
                 } else {
-                    sum += p.sample.amount * Double(overlap) / Double(p.sample.end - p.sample.start)
+                    sum += p.amount * Double(overlap) / Double(p.sampleEnd - p.sampleStart)
                 }
             }
             if p.end > bucket.end {
@@ -182,9 +182,9 @@ struct IntervalCredits {
             nextInstant += 1
             touched = true
             if category {
-                seconds[Int64(p.sample.amount), default: 0] += Double(p.end - p.start) / 1e6
+                seconds[Int64(p.amount), default: 0] += Double(p.end - p.start) / 1e6
             } else {
-                sum += p.sample.amount * share
+                sum += p.amount * share
             }
         }
         return touched

@@ -373,9 +373,7 @@ extension Store {
             let pieces =
                 options.deduplicate
                 ? SourceRanking.countedPieces(collected.samples)
-                : collected.samples.sorted { $0.start < $1.start }.map {
-                    CountedPiece(sample: $0, start: $0.start, end: $0.end)
-                }
+                : collected.samples.sorted { $0.start < $1.start }.map { CountedPiece($0) }
             credits = IntervalCredits(
                 pieces, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
         }

@@ -10,11 +10,24 @@ struct IntervalSample {
     var rank: (source: Int32, value: Int32) = (0, 0)
 }
 
-/// A piece of a sample's interval that counts: `[start, end)` of `sample`.
+/// A piece of a sample's interval that counts: `[start, end)` of the sample `[sampleStart,
+/// sampleEnd)` of `amount`. Only what spreading it over buckets needs: a year of daily steps holds
+/// two arrays of these, and their pages were most of its time.
 struct CountedPiece {
-    var sample: IntervalSample
     var start: Int64
     var end: Int64
+    var sampleStart: Int64
+    var sampleEnd: Int64
+    /// The sample's value (cumulative) or category value (category).
+    var amount: Double
+
+    init(_ sample: IntervalSample, start: Int64, end: Int64) {
+        (self.start, self.end) = (start, end)
+        (sampleStart, sampleEnd, amount) = (sample.start, sample.end, sample.amount)
+    }
+
+    /// The whole sample.
+    init(_ sample: IntervalSample) { self.init(sample, start: sample.start, end: sample.end) }
 }
 
 /// Which samples count where several cover the same time (README, "Overlapping samples"): every (source, device)
@@ -75,9 +88,11 @@ struct SourceRanking {
         var claimed: [(Int64, Int64)] = []
         for g in 0..<groups.count {
             claimed.removeAll(keepingCapacity: true)
-            groups.samples[groups.range(g)].withUnsafeBufferPointer { members in
-                covered.withUnsafeBufferPointer { covered in
-                    claim(members, covered: covered, claimed: &claimed, into: &pieces)
+            samples.withUnsafeBufferPointer { samples in
+                groups.order[groups.range(g)].withUnsafeBufferPointer { members in
+                    covered.withUnsafeBufferPointer { covered in
+                        claim(members, of: samples, covered: covered, claimed: &claimed, into: &pieces)
+                    }
                 }
             }
             // What the last rank claims covers nothing after it; the first's is all there is.
@@ -87,32 +102,34 @@ struct SourceRanking {
         return mergedInTimeOrder(pieces, groupEnds: groupEnds)
     }
 
-    /// One rank's samples, in (start, end) order: the pieces where nothing counted before
-    /// (`covered`, or earlier samples of the rank) lies, added to `pieces`; what the rank covers
-    /// added to `claimed`. The first interval of `covered` ending after a sample's start only
-    /// moves forward, since the starts do.
+    /// One rank's samples (`members`, their places in `samples`), in (start, end) order: the
+    /// pieces where nothing counted before (`covered`, or earlier samples of the rank) lies, added
+    /// to `pieces`; what the rank covers added to `claimed`. The first interval of `covered`
+    /// ending after a sample's start only moves forward, since the starts do.
     private static func claim(
-        _ members: UnsafeBufferPointer<IntervalSample>, covered: UnsafeBufferPointer<(Int64, Int64)>,
-        claimed: inout [(Int64, Int64)], into pieces: inout [CountedPiece]
+        _ members: UnsafeBufferPointer<Int32>, of samples: UnsafeBufferPointer<IntervalSample>,
+        covered: UnsafeBufferPointer<(Int64, Int64)>, claimed: inout [(Int64, Int64)],
+        into pieces: inout [CountedPiece]
     ) {
         var claimedUntil = Int64.min  // earlier samples of this group cover up to here
         var firstEnding = 0
-        for s in members {
+        for m in members {
+            let s = samples[Int(m)]
             while firstEnding < covered.count && covered[firstEnding].1 <= s.start { firstEnding += 1 }
             var i = firstEnding
             if s.start == s.end {
                 let inGroup = s.start < claimedUntil
                 let inCovered = i < covered.count && covered[i].0 <= s.start
-                if !inGroup && !inCovered { pieces.append(CountedPiece(sample: s, start: s.start, end: s.end)) }
+                if !inGroup && !inCovered { pieces.append(CountedPiece(s, start: s.start, end: s.end)) }
                 continue
             }
             var cursor = max(s.start, claimedUntil)
             while cursor < s.end && i < covered.count && covered[i].0 < s.end {
-                if covered[i].0 > cursor { pieces.append(CountedPiece(sample: s, start: cursor, end: covered[i].0)) }
+                if covered[i].0 > cursor { pieces.append(CountedPiece(s, start: cursor, end: covered[i].0)) }
                 cursor = max(cursor, covered[i].1)
                 i += 1
             }
-            if cursor < s.end { pieces.append(CountedPiece(sample: s, start: cursor, end: s.end)) }
+            if cursor < s.end { pieces.append(CountedPiece(s, start: cursor, end: s.end)) }
             if s.end > claimedUntil {
                 let from = max(s.start, claimedUntil)
                 if let last = claimed.last, last.1 >= from {
@@ -198,16 +215,19 @@ struct SourceRanking {
 }
 
 /// Samples grouped by rank (source rank, then value rank), groups in rank order, each group in
-/// (start, end) order; samples alike in both keep their order, as a stable sort keeps it.
+/// (start, end) order; samples alike in both keep their order, as a stable sort keeps it. Held as
+/// the samples' places (4 bytes each, not a copy of 40).
 struct RankGroups {
-    private(set) var samples: [IntervalSample] = []
+    /// The samples' places, group after group.
+    private(set) var order: [Int32] = []
     private var ends: [Int] = []
     var count: Int { ends.count }
 
-    /// Where group `g`'s samples are in ``samples``.
+    /// Where group `g`'s samples are in ``order``.
     func range(_ g: Int) -> Range<Int> { (g == 0 ? 0 : ends[g - 1])..<ends[g] }
 
     init(_ input: [IntervalSample]) {
+        precondition(input.count <= Int(Int32.max), "more interval samples than 32-bit places reach")
         var keys: [Int64] = []
         var groupOf = [Int32](repeating: 0, count: input.count)
         var many: [Int64: Int32] = [:]  // looked up only past a few distinct ranks
@@ -225,49 +245,41 @@ struct RankGroups {
                 }
             }
         }
-        // One rank (one source): the samples as they are. Else each group's place in rank order,
-        // then a counting sort by it (stable).
-        guard keys.count > 1 else {
-            samples = input
-            ends = keys.isEmpty ? [] : [input.count]
-            sortEachGroup()
-            return
-        }
+        // Each group's place in rank order, then a counting sort by it (stable).
         var place = [Int](repeating: 0, count: keys.count)
         for (p, g) in keys.indices.sorted(by: { keys[$0] < keys[$1] }).enumerated() { place[g] = p }
         var next = [Int](repeating: 0, count: keys.count + 1)
         for g in groupOf { next[place[Int(g)] + 1] += 1 }
         for p in 0..<keys.count { next[p + 1] += next[p] }
         ends = Array(next.dropFirst())
-        samples = [IntervalSample](unsafeUninitializedCapacity: input.count) { out, written in
-            input.withUnsafeBufferPointer { input in
-                groupOf.withUnsafeBufferPointer { groupOf in
-                    place.withUnsafeBufferPointer { place in
-                        next.withUnsafeMutableBufferPointer { next in
-                            for i in 0..<input.count {
-                                let p = place[Int(groupOf[i])]
-                                (out.baseAddress! + next[p]).initialize(to: input[i])
-                                next[p] += 1
-                            }
+        order = [Int32](unsafeUninitializedCapacity: input.count) { out, written in
+            groupOf.withUnsafeBufferPointer { groupOf in
+                place.withUnsafeBufferPointer { place in
+                    next.withUnsafeMutableBufferPointer { next in
+                        for i in 0..<groupOf.count {
+                            let p = place[Int(groupOf[i])]
+                            out[next[p]] = Int32(i)
+                            next[p] += 1
                         }
                     }
                 }
             }
             written = input.count
         }
-        sortEachGroup()
-    }
-
-    /// Puts each group in (start, end) order, unless it is already.
-    private mutating func sortEachGroup() {
-        for g in 0..<count {
-            let r = range(g)
-            let inOrder = samples.withUnsafeBufferPointer { s in
-                var i = r.lowerBound + 1
-                while i < r.upperBound && (s[i - 1].start, s[i - 1].end) <= (s[i].start, s[i].end) { i += 1 }
-                return i >= r.upperBound
+        // Each group in (start, end) order, unless it is already.
+        input.withUnsafeBufferPointer { s in
+            func before(_ a: Int32, _ b: Int32) -> Bool {
+                (s[Int(a)].start, s[Int(a)].end) < (s[Int(b)].start, s[Int(b)].end)
             }
-            if !inOrder { samples[r].sort { ($0.start, $0.end) < ($1.start, $1.end) } }
+            for g in 0..<count {
+                let r = range(g)
+                let inOrder = order.withUnsafeBufferPointer { o in
+                    var i = r.lowerBound + 1
+                    while i < r.upperBound && !before(o[i], o[i - 1]) { i += 1 }
+                    return i >= r.upperBound
+                }
+                if !inOrder { order[r].sort(by: before) }
+            }
         }
     }
 

@@ -45,7 +45,7 @@ extension Store {
         let pieces =
             options.deduplicate
             ? SourceRanking.countedPieces(collected.samples)
-            : collected.samples.map { CountedPiece(sample: $0, start: $0.start, end: $0.end) }
+            : collected.samples.map { CountedPiece($0) }
         var nights: [SleepNight] = []
         var byNight: [Int64: [CountedPiece]] = [:]
         for p in pieces where p.end > p.start {
@@ -68,7 +68,7 @@ extension Store {
                 let s = max(p.start, a)
                 let e = min(p.end, b)
                 guard e > s else { continue }
-                let value = Int64(p.sample.amount)
+                let value = Int64(p.amount)
                 byValue[value, default: 0] += Double(e - s) / 1e6
                 spans.append((s, e))
                 if Self.asleepValues.contains(value) { asleep.append((s, e)) }
