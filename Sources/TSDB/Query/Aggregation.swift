@@ -426,7 +426,7 @@ extension Store {
         var reading = SlotReading(plan, sweep.buckets.walker.spec)
         for segment in try segments(of: plan.type, from: lo, to: hi) {
             let matches = filter.map { f in
-                (segment.sources + segment.devices).map { $0.string?.lowercased().contains(f) ?? false }
+                (segment.sources + segment.devices).map { $0.string?.lowercased().containsText(f) ?? false }
             }
             var slots: SlotStream?
             var regionPays: Bool?
@@ -781,7 +781,9 @@ struct SourcePairs {
 
     /// The key of `source` and `device`, -1 when the filter leaves them out.
     mutating func key(source: String, device: String) -> Int32 {
-        if let filter, !source.lowercased().contains(filter) && !device.lowercased().contains(filter) { return -1 }
+        if let filter, !source.lowercased().containsText(filter) && !device.lowercased().containsText(filter) {
+            return -1
+        }
         let name = source + "\u{0}" + device
         if let known = keys[name] { return known }
         let key = Int32(pairs.count)

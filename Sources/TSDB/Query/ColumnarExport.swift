@@ -15,7 +15,7 @@ extension Store {
         for segment in try segments(of: type, from: from, to: to) {
             var rows = SampleRows(segment, format: format)
             let keep = filter.map { filter in
-                (segment.sources + segment.devices).map { $0.string?.lowercased().contains(filter) ?? false }
+                (segment.sources + segment.devices).map { $0.string?.lowercased().containsText(filter) ?? false }
             }
             for b in 0..<segment.blockCount
             where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {

@@ -51,7 +51,7 @@ struct SourceRanking {
     func ranks(of pairs: [(source: String, device: String)]) -> [Int32] {
         let keyed = pairs.enumerated().map { i, pair -> (Int, Int, String, String) in
             let texts = [pair.source.lowercased(), pair.device.lowercased()]
-            let entry = priority.firstIndex { p in texts.contains { $0.contains(p) } } ?? priority.count
+            let entry = priority.firstIndex { p in texts.contains { $0.containsText(p) } } ?? priority.count
             return (i, entry, pair.source, pair.device)
         }
         let order = keyed.sorted { a, b in

@@ -269,7 +269,7 @@ public struct SampleCursor {
                 }
             } else if let filter = sourceFilter {
                 sourceMatches = (segment.sources + segment.devices).map {
-                    $0.string?.lowercased().contains(filter) ?? false
+                    $0.string?.lowercased().containsText(filter) ?? false
                 }
             }
             blockIndex += 1
