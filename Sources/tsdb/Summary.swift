@@ -55,7 +55,8 @@ struct Summary: ParsableCommand {
         }
         let buffer = OutputBuffer()
         switch format {
-        case "markdown": buffer.write(days.map(SummaryRendering.markdown).joined(separator: "\n"))
+        case "markdown":
+            for (i, day) in days.enumerated() { buffer.write((i == 0 ? "" : "\n") + SummaryRendering.markdown(day)) }
         case "json":
             buffer.write(
                 "[" + days.map { "\n  " + SummaryRendering.json($0) }.joined(separator: ",")

@@ -272,6 +272,9 @@ private func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...
 
 /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped.
 func jsonString(_ text: String) -> String {
+    // Most texts need no escape: quoted whole, not scalar by scalar.
+    let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+    if plain { return "\"" + text + "\"" }
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {
