@@ -37,6 +37,30 @@ import Testing
     }
 }
 
+@Suite struct TypeNamesTests {
+    /// The short name as first written, by characters.
+    static func reference(_ identifier: String) -> String {
+        let special = [
+            "HKWorkoutTypeIdentifier": "Workout", "HKActivitySummaryTypeIdentifier": "ActivitySummary",
+            "HKWorkoutRouteTypeIdentifier": "WorkoutRoute", "HKElectrocardiogramVoltage": "ElectrocardiogramVoltage",
+        ]
+        if let name = special[identifier] { return name }
+        for p in TypeNames.prefixes where identifier.hasPrefix(p) && identifier.count > p.count {
+            return String(identifier.dropFirst(p.count))
+        }
+        return identifier
+    }
+
+    /// Every known identifier, and ones a prefix alone, a prefix with a combining mark after it
+    /// (no longer that prefix, as characters go) or with accents after it.
+    @Test func shortNamesAreTheCharacterwiseOnes() {
+        let odd = TypeNames.prefixes.flatMap { [$0, $0 + "\u{301}Rate", $0 + "Café", $0 + "é", "x" + $0 + "Rate"] }
+        for identifier in HealthKitTypes.allIdentifiers + odd + ["HKWorkoutTypeIdentifier", "", "Steps"] {
+            #expect(TypeNames.shortName(identifier) == Self.reference(identifier), "\(identifier)")
+        }
+    }
+}
+
 @Suite struct LatestTests {
     @Test func latestIsTheNewestSampleOfEachTypeFromOneBlock() throws {
         let folder = TemporaryFolder("latest")

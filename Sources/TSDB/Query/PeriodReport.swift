@@ -100,6 +100,8 @@ extension Store {
                 previousEnd = bucket.end
             }
         }
-        return lines.sorted { ($0.start, TypeNames.shortName($0.type)) < ($1.start, TypeNames.shortName($1.type)) }
+        // Each line's name made once, not twice a comparison.
+        let names = lines.map { TypeNames.shortName($0.type) }
+        return lines.indices.sorted { (lines[$0].start, names[$0]) < (lines[$1].start, names[$1]) }.map { lines[$0] }
     }
 }
