@@ -17,10 +17,17 @@ struct Latest: ParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
 
-    func run() throws {
-        let store = try storeOption.open()
-        let zone = try zoneOption.rules()
-        let f = try AggregateFormat.parse(format)
+    var request: LookupRequest {
+        LookupRequest(types: types, tz: zoneOption.tz, format: format, store: storeOption.store)
+    }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: LookupRequest) throws {
+        let store = try StoreOption.open(request.store)
+        let zone = try ZoneOption.rules(request.tz)
+        let f = try AggregateFormat.parse(request.format)
+        let types = request.types
         let stored = store.types.map(\.type)
         if stored.isEmpty { printError("the store holds no samples yet") }
         let wanted =

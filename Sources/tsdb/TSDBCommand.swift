@@ -43,6 +43,16 @@ struct TSDBCommand: ParsableCommand {
         if arguments.first == "compact", let request = QuickCompact.parse(Array(arguments.dropFirst())) {
             finish(Compact.self) { try request.run() }
         }
+        // And a plain `tsdb types`, `stats` or `latest`.
+        if let name = arguments.first, ["types", "stats", "latest"].contains(name),
+            let request = QuickLookup.parse(name, Array(arguments.dropFirst()))
+        {
+            switch name {
+            case "types": finish(Types.self) { try Types.run(request) }
+            case "stats": finish(Stats.self) { try Stats.run(request) }
+            default: finish(Latest.self) { try Latest.run(request) }
+            }
+        }
         let command: ParsableCommand
         do {
             command = try parseAsRoot(arguments)

@@ -9,9 +9,13 @@ struct Types: ParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
 
-    func run() throws {
-        let store = try storeOption.open()
-        let zone = try zoneOption.rules()
+    var request: LookupRequest { LookupRequest(tz: zoneOption.tz, store: storeOption.store) }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: LookupRequest) throws {
+        let store = try StoreOption.open(request.store)
+        let zone = try ZoneOption.rules(request.tz)
         if store.types.isEmpty { printError("the store holds no samples yet") }
         let rows = store.types.map { t in
             [
@@ -35,9 +39,14 @@ struct Stats: ParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
 
-    func run() throws {
-        let store = try storeOption.open()
-        let zone = try zoneOption.rules()
+    var request: LookupRequest { LookupRequest(tz: zoneOption.tz, format: format, store: storeOption.store) }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: LookupRequest) throws {
+        let store = try StoreOption.open(request.store)
+        let zone = try ZoneOption.rules(request.tz)
+        let format = request.format
         let types = store.types
         if format == "csv" {
             output("type,samples,segments,bytes")

@@ -51,3 +51,37 @@ import Testing
         #expect(QuickCompact.parse(arguments) == nil, "\(arguments)")
     }
 }
+
+/// `tsdb types`, `stats` and `latest` read by hand (``QuickLookup``): the same request as
+/// ArgumentParser's, or nil.
+@Suite struct QuickLookupTests {
+    @Test(
+        arguments: [
+            ("types", []), ("types", ["--store", "/data"]), ("types", ["--tz=Europe/Paris", "--store=x"]),
+            ("stats", []), ("stats", ["--format", "csv"]),
+            ("stats", ["--tz", "UTC", "--format=table", "--store", "s"]),
+            ("latest", []), ("latest", ["HeartRate", "steps"]),
+            ("latest", ["--format", "json", "BodyMass", "--tz", "UTC"]),
+        ] as [(String, [String])])
+    func plainArgumentsAskForWhatArgumentParserReads(command: String, arguments: [String]) throws {
+        let quick = try #require(QuickLookup.parse(command, arguments), "\(command) \(arguments) is plain")
+        let parsed: LookupRequest =
+            switch command {
+            case "types": try Types.parse(arguments).request
+            case "stats": try Stats.parse(arguments).request
+            default: try Latest.parse(arguments).request
+            }
+        #expect(quick == parsed)
+    }
+
+    @Test(
+        arguments: [
+            ("types", ["--help"]), ("types", ["-h"]), ("types", ["--format", "csv"]), ("types", ["HeartRate"]),
+            ("stats", ["x"]), ("stats", ["--format"]), ("stats", ["--tz", "-05:00"]),
+            ("stats", ["--store", "a", "--store", "b"]),
+            ("latest", ["--help"]), ("latest", ["HeartRate", "--colour", "red"]), ("latest", ["--format="]),
+        ] as [(String, [String])])
+    func anythingElseIsLeftToArgumentParser(command: String, arguments: [String]) {
+        #expect(QuickLookup.parse(command, arguments) == nil, "\(command) \(arguments)")
+    }
+}
