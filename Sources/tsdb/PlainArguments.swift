@@ -153,3 +153,51 @@ enum QuickLookup {
             })
     }
 }
+
+/// A plain `tsdb sleep` or `tsdb report`: ``ReportOptions``' `--range`, `--tz`, `--format`,
+/// `--store` and `--verbose`, with sleep's `--priority` and `--source` or report's `--period` and
+/// `--week-start`.
+enum QuickReport {
+    static let valued = ["--range", "--tz", "--format", "--store"]
+
+    /// Sets one of ``ReportOptions``' options; false when `name` is not one.
+    static func set(_ report: inout ReportRequest, _ name: String, _ value: String?) -> Bool {
+        switch name {
+        case "--range": report.range = value
+        case "--tz": report.tz = value
+        case "--format": report.format = value!
+        case "--store": report.store = value
+        case "--verbose": report.verbose = true
+        default: return false
+        }
+        return true
+    }
+
+    static func sleep(_ arguments: [String]) -> SleepRequest? {
+        PlainArguments.parse(
+            arguments, into: SleepRequest(), valued: valued + ["--priority", "--source"], flags: ["--verbose"],
+            set: { sleep, name, value in
+                guard !set(&sleep.report, name, value) else { return }
+                switch name {
+                case "--priority": sleep.priority = value!
+                case "--source": sleep.source = value
+                default: preconditionFailure("\(name) is listed but not set")
+                }
+            },
+            positional: { _, _ in false })
+    }
+
+    static func report(_ arguments: [String]) -> PeriodReportRequest? {
+        PlainArguments.parse(
+            arguments, into: PeriodReportRequest(), valued: valued + ["--period", "--week-start"], flags: ["--verbose"],
+            set: { report, name, value in
+                guard !set(&report.report, name, value) else { return }
+                switch name {
+                case "--period": report.period = value!
+                case "--week-start": report.weekStart = value!
+                default: preconditionFailure("\(name) is listed but not set")
+                }
+            },
+            positional: { _, _ in false })
+    }
+}

@@ -21,14 +21,20 @@ struct Report: ParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
-    func run() throws {
-        guard let unit = ["week": BucketSpec.CalendarUnit.week, "month": .month][period] else {
+    var request: PeriodReportRequest {
+        PeriodReportRequest(report: report.request, period: period, weekStart: weekStart)
+    }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: PeriodReportRequest) throws {
+        guard let unit = ["week": BucketSpec.CalendarUnit.week, "month": .month][request.period] else {
             throw ValidationError("--period must be week or month")
         }
-        let (store, zone, range, f) = try report.resolve()
+        let (store, zone, range, f) = try request.report.resolve()
         var options = AggregateOptions()
         options.zone = zone
-        options.weekStart = try isoWeekday(weekStart)
+        options.weekStart = try isoWeekday(request.weekStart)
         let lines = try store.periodReport(unit, from: range.from, to: range.to, options: options)
         let number = f == .csv || f == .json || f == .ndjson ? exact : human
         let rows = lines.map { l -> [String] in
@@ -47,4 +53,11 @@ struct Report: ParsableCommand {
         ]
         printRows(header, rows, format: f)
     }
+}
+
+/// A `tsdb report` as plain values.
+struct PeriodReportRequest: Equatable {
+    var report = ReportRequest()
+    var period = "week"
+    var weekStart = "monday"
 }

@@ -18,12 +18,16 @@ struct SleepCommand: ParsableCommand {
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
-    func run() throws {
-        let (store, zone, r, f) = try report.resolve()
+    var request: SleepRequest { SleepRequest(report: report.request, priority: priority, source: source) }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: SleepRequest) throws {
+        let (store, zone, r, f) = try request.report.resolve()
         var o = AggregateOptions()
         o.zone = zone
-        o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
-        o.source = source
+        o.priority = request.priority.split(separator: ",").map { String($0).trimmingCharacters() }
+        o.source = request.source
         let nights = try store.sleepNights(from: r.from, to: r.to, options: o)
         let stages: [(Int64, String)] = [(2, "awake"), (3, "core"), (4, "deep"), (5, "rem"), (1, "unspecified")]
         let header = ["night", "bedtime", "wake", "in_bed_min", "asleep_min"] + stages.map { $0.1 + "_min" }
@@ -91,12 +95,34 @@ struct ReportOptions: ParsableArguments {
 
     @OptionGroup var storeOption: StoreOption
 
+    var request: ReportRequest {
+        ReportRequest(range: range, tz: zoneOption.tz, format: format, verbose: verbose, store: storeOption.store)
+    }
+
+    func resolve() throws -> (Store, TimeZoneRules, TimeRange, AggregateFormat) { try request.resolve() }
+}
+
+/// ``ReportOptions`` as plain values, made from them or by ``QuickReport``.
+struct ReportRequest: Equatable {
+    var range: String?
+    var tz: String?
+    var format = "table"
+    var verbose = false
+    var store: String?
+
     func resolve() throws -> (Store, TimeZoneRules, TimeRange, AggregateFormat) {
-        let zone = try zoneOption.rules()
+        let zone = try ZoneOption.rules(tz)
         let format = try AggregateFormat.parse(format)
-        let store = try storeOption.open()
+        let store = try StoreOption.open(store)
         let range = try ZoneOption.range(range, in: zone)
         if verbose { printError("range: \(range.description(in: zone))") }
         return (store, zone, range, format)
     }
+}
+
+/// A `tsdb sleep` as plain values.
+struct SleepRequest: Equatable {
+    var report = ReportRequest()
+    var priority = "Watch,iPhone"
+    var source: String?
 }

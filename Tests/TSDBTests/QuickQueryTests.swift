@@ -85,3 +85,38 @@ import Testing
         #expect(QuickLookup.parse(command, arguments) == nil, "\(command) \(arguments)")
     }
 }
+
+/// `tsdb sleep` and `tsdb report` read by hand (``QuickReport``): the same request as
+/// ArgumentParser's, or nil.
+@Suite struct QuickReportTests {
+    @Test(arguments: [
+        [], ["--range", "2025-03", "--tz", "Europe/Paris"], ["--format=csv", "--priority", "iPhone, Watch"],
+        ["--source", "watch", "--store", "/data", "--verbose"],
+    ])
+    func sleepAsksForWhatArgumentParserReads(arguments: [String]) throws {
+        let quick = try #require(QuickReport.sleep(arguments), "\(arguments) is plain")
+        #expect(quick == (try SleepCommand.parse(arguments)).request)
+    }
+
+    @Test(arguments: [
+        [], ["--period", "month", "--range", "2025"], ["--week-start=sunday", "--format", "json", "--tz", "UTC"],
+        ["--verbose", "--store", "x", "--period=week"],
+    ])
+    func reportAsksForWhatArgumentParserReads(arguments: [String]) throws {
+        let quick = try #require(QuickReport.report(arguments), "\(arguments) is plain")
+        #expect(quick == (try Report.parse(arguments)).request)
+    }
+
+    @Test(arguments: [
+        ["--help"], ["-h"], ["x"], ["--period", "month"], ["--range"], ["--tz", "-05:00"], ["--verbose=1"],
+        ["--range", "2025", "--range", "2024"], ["--with", "HeartRate"],
+    ])
+    func sleepLeavesAnythingElseToArgumentParser(arguments: [String]) {
+        #expect(QuickReport.sleep(arguments) == nil, "\(arguments)")
+    }
+
+    @Test(arguments: [["--help"], ["x"], ["--priority", "watch"], ["--source", "w"], ["--period"], ["--week-start="]])
+    func reportLeavesAnythingElseToArgumentParser(arguments: [String]) {
+        #expect(QuickReport.report(arguments) == nil, "\(arguments)")
+    }
+}
