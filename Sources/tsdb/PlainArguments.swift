@@ -201,3 +201,26 @@ enum QuickReport {
             positional: { _, _ in false })
     }
 }
+
+/// A plain `tsdb summary`: `--range`, `--tz`, `--format`, `--out`, `--pattern`, `--store` and
+/// `--force`.
+enum QuickSummary {
+    static func parse(_ arguments: [String]) -> SummaryRequest? {
+        PlainArguments.parse(
+            arguments, into: SummaryRequest(),
+            valued: ["--range", "--tz", "--format", "--out", "--pattern", "--store"], flags: ["--force"],
+            set: { summary, name, value in
+                switch name {
+                case "--range": summary.range = value
+                case "--tz": summary.tz = value
+                case "--format": summary.format = value!
+                case "--out": summary.out = value
+                case "--pattern": summary.pattern = value
+                case "--store": summary.store = value
+                case "--force": summary.force = true
+                default: preconditionFailure("\(name) is listed but not set")
+                }
+            },
+            positional: { _, _ in false })
+    }
+}

@@ -33,24 +33,33 @@ struct Summary: ParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
 
-    func run() throws {
+    var request: SummaryRequest {
+        SummaryRequest(
+            range: range, tz: zoneOption.tz, format: format, out: out, pattern: pattern, force: force,
+            store: storeOption.store)
+    }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: SummaryRequest) throws {
+        let (format, out, pattern, force) = (request.format, request.out, request.pattern, request.force)
         guard ["markdown", "json", "ndjson", "csv"].contains(format) else {
             throw ValidationError("--format must be markdown, json, ndjson or csv")
         }
         if out == nil && (force || pattern != nil) {
             throw ValidationError("--force and --pattern apply with --out")
         }
-        let store = try storeOption.open()
+        let store = try StoreOption.open(request.store)
         var options = AggregateOptions()
-        options.zone = try zoneOption.rules()
-        let range = try ZoneOption.range(range, in: options.zone)
+        options.zone = try ZoneOption.rules(request.tz)
+        let range = try ZoneOption.range(request.range, in: options.zone)
         let days = try store.dailySummaries(from: range.from, to: range.to, options: options)
         if days.isEmpty { printError(store.types.isEmpty ? "the store holds no samples yet" : "no data in that range") }
         if let out {
             guard format == "markdown" || format == "json" else {
                 throw ValidationError("--out writes markdown or json files, one per day")
             }
-            try writeFiles(days, to: out)
+            try writeFiles(days, to: out, request)
             return
         }
         let buffer = OutputBuffer()
@@ -67,7 +76,8 @@ struct Summary: ParsableCommand {
         buffer.flush()
     }
 
-    func writeFiles(_ days: [DailySummary], to folder: String) throws {
+    static func writeFiles(_ days: [DailySummary], to folder: String, _ request: SummaryRequest) throws {
+        let (format, pattern, force) = (request.format, request.pattern, request.force)
         var written = 0
         var unchanged = 0
         var foreign: [String] = []
@@ -90,4 +100,16 @@ struct Summary: ParsableCommand {
         output("\(plural(written, "day")) written, \(unchanged) unchanged, \(foreign.count) skipped under \(folder)")
         if !foreign.isEmpty { throw ExitCode(2) }
     }
+}
+
+/// A `tsdb summary` as plain values: made from ``Summary``'s parsed options, or by
+/// ``QuickSummary`` (a day's note, run daily, was three quarters ArgumentParser).
+struct SummaryRequest: Equatable {
+    var range: String?
+    var tz: String?
+    var format = "markdown"
+    var out: String?
+    var pattern: String?
+    var force = false
+    var store: String?
 }

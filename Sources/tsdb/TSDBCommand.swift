@@ -43,12 +43,15 @@ struct TSDBCommand: ParsableCommand {
         if arguments.first == "compact", let request = QuickCompact.parse(Array(arguments.dropFirst())) {
             finish(Compact.self) { try request.run() }
         }
-        // And a plain `tsdb sleep`, `report`, `types`, `stats` or `latest`.
+        // And a plain `tsdb sleep`, `report`, `summary`, `types`, `stats` or `latest`.
         if arguments.first == "sleep", let request = QuickReport.sleep(Array(arguments.dropFirst())) {
             finish(SleepCommand.self) { try SleepCommand.run(request) }
         }
         if arguments.first == "report", let request = QuickReport.report(Array(arguments.dropFirst())) {
             finish(Report.self) { try Report.run(request) }
+        }
+        if arguments.first == "summary", let request = QuickSummary.parse(Array(arguments.dropFirst())) {
+            finish(Summary.self) { try Summary.run(request) }
         }
         if let name = arguments.first, ["types", "stats", "latest"].contains(name),
             let request = QuickLookup.parse(name, Array(arguments.dropFirst()))

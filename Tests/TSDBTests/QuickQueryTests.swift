@@ -120,3 +120,22 @@ import Testing
         #expect(QuickReport.report(arguments) == nil, "\(arguments)")
     }
 }
+
+/// `tsdb summary` read by hand (``QuickSummary``): the same request as ArgumentParser's, or nil.
+@Suite struct QuickSummaryTests {
+    @Test(arguments: [
+        [], ["--range", "2025-03-01"], ["--format=json", "--tz", "Europe/Paris", "--store", "s"],
+        ["--out", "notes", "--pattern", "{yyyy}-{MM}-{dd}", "--force"],
+    ])
+    func plainArgumentsAskForWhatArgumentParserReads(arguments: [String]) throws {
+        let quick = try #require(QuickSummary.parse(arguments), "\(arguments) is plain")
+        #expect(quick == (try Summary.parse(arguments)).request)
+    }
+
+    @Test(arguments: [
+        ["--help"], ["x"], ["--out"], ["--force=yes"], ["--verbose"], ["--range", "2025", "--range", "2024"],
+    ])
+    func anythingElseIsLeftToArgumentParser(arguments: [String]) {
+        #expect(QuickSummary.parse(arguments) == nil, "\(arguments)")
+    }
+}
