@@ -202,21 +202,17 @@ enum QuickReport {
     }
 }
 
-/// A plain `tsdb summary`: `--range`, `--tz`, `--format`, `--out`, `--pattern`, `--store` and
-/// `--force`.
+/// A plain `tsdb summary`: ``ReportRequest``'s `--range`, `--tz`, `--format` and `--store` (not
+/// `--verbose`), with `--out`, `--pattern` and `--force`.
 enum QuickSummary {
     static func parse(_ arguments: [String]) -> SummaryRequest? {
         PlainArguments.parse(
-            arguments, into: SummaryRequest(),
-            valued: ["--range", "--tz", "--format", "--out", "--pattern", "--store"], flags: ["--force"],
+            arguments, into: SummaryRequest(), valued: QuickReport.valued + ["--out", "--pattern"], flags: ["--force"],
             set: { summary, name, value in
+                guard !QuickReport.set(&summary.days, name, value) else { return }
                 switch name {
-                case "--range": summary.range = value
-                case "--tz": summary.tz = value
-                case "--format": summary.format = value!
                 case "--out": summary.out = value
                 case "--pattern": summary.pattern = value
-                case "--store": summary.store = value
                 case "--force": summary.force = true
                 default: preconditionFailure("\(name) is listed but not set")
                 }
