@@ -154,9 +154,9 @@ enum QuickLookup {
     }
 }
 
-/// A plain `tsdb sleep` or `tsdb report`: ``ReportOptions``' `--range`, `--tz`, `--format`,
-/// `--store` and `--verbose`, with sleep's `--priority` and `--source` or report's `--period` and
-/// `--week-start`.
+/// A plain `tsdb sleep`, `workouts` or `report`: ``ReportOptions``' `--range`, `--tz`, `--format`,
+/// `--store` and `--verbose`, with sleep's `--priority` and `--source`, workouts' `--with` and
+/// `--route`, or report's `--period` and `--week-start`.
 enum QuickReport {
     static let valued = ["--range", "--tz", "--format", "--store"]
 
@@ -181,6 +181,20 @@ enum QuickReport {
                 switch name {
                 case "--priority": sleep.priority = value!
                 case "--source": sleep.source = value
+                default: preconditionFailure("\(name) is listed but not set")
+                }
+            },
+            positional: { _, _ in false })
+    }
+
+    static func workouts(_ arguments: [String]) -> WorkoutsRequest? {
+        PlainArguments.parse(
+            arguments, into: WorkoutsRequest(), valued: valued + ["--with", "--route"], flags: ["--verbose"],
+            set: { workouts, name, value in
+                guard !set(&workouts.report, name, value) else { return }
+                switch name {
+                case "--with": workouts.with = value
+                case "--route": workouts.route = value
                 default: preconditionFailure("\(name) is listed but not set")
                 }
             },

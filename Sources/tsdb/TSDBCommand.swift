@@ -43,9 +43,12 @@ struct TSDBCommand: ParsableCommand {
         if arguments.first == "compact", let request = QuickCompact.parse(Array(arguments.dropFirst())) {
             finish(Compact.self) { try request.run() }
         }
-        // And a plain `tsdb sleep`, `report`, `summary`, `types`, `stats` or `latest`.
+        // And a plain `tsdb sleep`, `workouts`, `report`, `summary`, `types`, `stats` or `latest`.
         if arguments.first == "sleep", let request = QuickReport.sleep(Array(arguments.dropFirst())) {
             finish(SleepCommand.self) { try SleepCommand.run(request) }
+        }
+        if arguments.first == "workouts", let request = QuickReport.workouts(Array(arguments.dropFirst())) {
+            finish(Workouts.self) { try Workouts.run(request) }
         }
         if arguments.first == "report", let request = QuickReport.report(Array(arguments.dropFirst())) {
             finish(Report.self) { try Report.run(request) }

@@ -25,10 +25,14 @@ struct Workouts: ParsableCommand {
     @Option(help: "Print the route of the workout starting at this time (as listed) instead of the list.")
     var route: String?
 
-    func run() throws {
-        if let route { return try printRoute(route) }
-        let (store, zone, r, f) = try report.resolve()
-        let other = try with.map { try TypeNames.resolve($0, among: store.typeNames) }
+    var request: WorkoutsRequest { WorkoutsRequest(report: report.request, with: with, route: route) }
+
+    func run() throws { try Self.run(request) }
+
+    static func run(_ request: WorkoutsRequest) throws {
+        if let route = request.route { return try printRoute(route, request.report) }
+        let (store, zone, r, f) = try request.report.resolve()
+        let other = try request.with.map { try TypeNames.resolve($0, among: store.typeNames) }
         let list = try store.workouts(from: r.from ?? .min, to: r.to ?? .max, with: other)
         var header = ["workout", "start", "duration_min", "distance", "energy"]
         let cumulative = other.map { store.catalog.kind(of: $0) == .cumulative } ?? false
@@ -59,12 +63,12 @@ struct Workouts: ParsableCommand {
         printRows(header, rows, format: f)
     }
 
-    func printRoute(_ start: String) throws {
+    static func printRoute(_ start: String, _ report: ReportRequest) throws {
         guard ["gpx", "geojson", "csv", "table"].contains(report.format) else {
             throw ValidationError("--format with --route must be gpx, geojson or csv")
         }
-        let zone = try report.zoneOption.rules()
-        let store = try report.storeOption.open()
+        let zone = try ZoneOption.rules(report.tz)
+        let store = try StoreOption.open(report.store)
         let range = try ZoneOption.range(report.range, in: zone)
         let all = try store.workouts(from: range.from ?? .min, to: range.to ?? .max)
         let matches = all.filter { localTimestamp($0.start, zone).hasPrefix(start) }
@@ -89,4 +93,11 @@ struct Workouts: ParsableCommand {
         default: RouteOutput.gpx(points, workout, out)
         }
     }
+}
+
+/// A `tsdb workouts` as plain values.
+struct WorkoutsRequest: Equatable {
+    var report = ReportRequest()
+    var with: String?
+    var route: String?
 }

@@ -86,7 +86,7 @@ import Testing
     }
 }
 
-/// `tsdb sleep` and `tsdb report` read by hand (``QuickReport``): the same request as
+/// `tsdb sleep`, `workouts` and `report` read by hand (``QuickReport``): the same request as
 /// ArgumentParser's, or nil.
 @Suite struct QuickReportTests {
     @Test(arguments: [
@@ -96,6 +96,20 @@ import Testing
     func sleepAsksForWhatArgumentParserReads(arguments: [String]) throws {
         let quick = try #require(QuickReport.sleep(arguments), "\(arguments) is plain")
         #expect(quick == (try SleepCommand.parse(arguments)).request)
+    }
+
+    @Test(arguments: [
+        [], ["--with", "HeartRate", "--range", "2025-03"], ["--route=2025-03-01T07:57", "--format", "geojson"],
+        ["--verbose", "--with", "steps", "--store", "x", "--tz", "UTC"],
+    ])
+    func workoutsAskForWhatArgumentParserReads(arguments: [String]) throws {
+        let quick = try #require(QuickReport.workouts(arguments), "\(arguments) is plain")
+        #expect(quick == (try Workouts.parse(arguments)).request)
+    }
+
+    @Test(arguments: [["--help"], ["x"], ["--with"], ["--priority", "watch"], ["--route", "a", "--route", "b"]])
+    func workoutsLeaveAnythingElseToArgumentParser(arguments: [String]) {
+        #expect(QuickReport.workouts(arguments) == nil, "\(arguments)")
     }
 
     @Test(arguments: [
