@@ -173,64 +173,72 @@ enum QuickReport {
         return true
     }
 
-    static func sleep(_ arguments: [String]) -> SleepRequest? {
+    /// What `arguments` ask of a command taking ``ReportOptions``' options and its own (`valued`,
+    /// `flags`, given to `set`); nil when they are not plain.
+    static func parse<Request: ReportOptionsRequest>(
+        _ arguments: [String], valued: [String], flags: [String], set: (inout Request, String, String?) -> Void
+    ) -> Request? {
         PlainArguments.parse(
-            arguments, into: SleepRequest(), valued: valued + ["--priority", "--source"], flags: ["--verbose"],
-            set: { sleep, name, value in
-                guard !set(&sleep.report, name, value) else { return }
-                switch name {
-                case "--priority": sleep.priority = value!
-                case "--source": sleep.source = value
-                default: preconditionFailure("\(name) is listed but not set")
-                }
+            arguments, into: Request(), valued: Self.valued + valued, flags: flags,
+            set: { request, name, value in
+                if !Self.set(&request.report, name, value) { set(&request, name, value) }
             },
             positional: { _, _ in false })
+    }
+
+    static func sleep(_ arguments: [String]) -> SleepRequest? {
+        parse(arguments, valued: ["--priority", "--source"], flags: ["--verbose"]) { sleep, name, value in
+            switch name {
+            case "--priority": sleep.priority = value!
+            case "--source": sleep.source = value
+            default: preconditionFailure("\(name) is listed but not set")
+            }
+        }
     }
 
     static func workouts(_ arguments: [String]) -> WorkoutsRequest? {
-        PlainArguments.parse(
-            arguments, into: WorkoutsRequest(), valued: valued + ["--with", "--route"], flags: ["--verbose"],
-            set: { workouts, name, value in
-                guard !set(&workouts.report, name, value) else { return }
-                switch name {
-                case "--with": workouts.with = value
-                case "--route": workouts.route = value
-                default: preconditionFailure("\(name) is listed but not set")
-                }
-            },
-            positional: { _, _ in false })
+        parse(arguments, valued: ["--with", "--route"], flags: ["--verbose"]) { workouts, name, value in
+            switch name {
+            case "--with": workouts.with = value
+            case "--route": workouts.route = value
+            default: preconditionFailure("\(name) is listed but not set")
+            }
+        }
     }
 
     static func report(_ arguments: [String]) -> PeriodReportRequest? {
-        PlainArguments.parse(
-            arguments, into: PeriodReportRequest(), valued: valued + ["--period", "--week-start"], flags: ["--verbose"],
-            set: { report, name, value in
-                guard !set(&report.report, name, value) else { return }
-                switch name {
-                case "--period": report.period = value!
-                case "--week-start": report.weekStart = value!
-                default: preconditionFailure("\(name) is listed but not set")
-                }
-            },
-            positional: { _, _ in false })
+        parse(arguments, valued: ["--period", "--week-start"], flags: ["--verbose"]) { report, name, value in
+            switch name {
+            case "--period": report.period = value!
+            case "--week-start": report.weekStart = value!
+            default: preconditionFailure("\(name) is listed but not set")
+            }
+        }
     }
 }
+
+/// A request of a command that takes ``ReportOptions``' options, as ``ReportRequest``, beside its own.
+protocol ReportOptionsRequest: Equatable {
+    init()
+    var report: ReportRequest { get set }
+}
+
+extension SleepRequest: ReportOptionsRequest {}
+extension WorkoutsRequest: ReportOptionsRequest {}
+extension PeriodReportRequest: ReportOptionsRequest {}
+extension SummaryRequest: ReportOptionsRequest {}
 
 /// A plain `tsdb summary`: ``ReportRequest``'s `--range`, `--tz`, `--format` and `--store` (not
 /// `--verbose`), with `--out`, `--pattern` and `--force`.
 enum QuickSummary {
     static func parse(_ arguments: [String]) -> SummaryRequest? {
-        PlainArguments.parse(
-            arguments, into: SummaryRequest(), valued: QuickReport.valued + ["--out", "--pattern"], flags: ["--force"],
-            set: { summary, name, value in
-                guard !QuickReport.set(&summary.days, name, value) else { return }
-                switch name {
-                case "--out": summary.out = value
-                case "--pattern": summary.pattern = value
-                case "--force": summary.force = true
-                default: preconditionFailure("\(name) is listed but not set")
-                }
-            },
-            positional: { _, _ in false })
+        QuickReport.parse(arguments, valued: ["--out", "--pattern"], flags: ["--force"]) { summary, name, value in
+            switch name {
+            case "--out": summary.out = value
+            case "--pattern": summary.pattern = value
+            case "--force": summary.force = true
+            default: preconditionFailure("\(name) is listed but not set")
+            }
+        }
     }
 }

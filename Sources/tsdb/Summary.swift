@@ -35,24 +35,24 @@ struct Summary: ParsableCommand {
 
     var request: SummaryRequest {
         SummaryRequest(
-            days: ReportRequest(range: range, tz: zoneOption.tz, format: format, store: storeOption.store), out: out,
+            report: ReportRequest(range: range, tz: zoneOption.tz, format: format, store: storeOption.store), out: out,
             pattern: pattern, force: force)
     }
 
     func run() throws { try Self.run(request) }
 
     static func run(_ request: SummaryRequest) throws {
-        let (format, out, pattern, force) = (request.days.format, request.out, request.pattern, request.force)
+        let (format, out, pattern, force) = (request.report.format, request.out, request.pattern, request.force)
         guard ["markdown", "json", "ndjson", "csv"].contains(format) else {
             throw ValidationError("--format must be markdown, json, ndjson or csv")
         }
         if out == nil && (force || pattern != nil) {
             throw ValidationError("--force and --pattern apply with --out")
         }
-        let store = try StoreOption.open(request.days.store)
+        let store = try StoreOption.open(request.report.store)
         var options = AggregateOptions()
-        options.zone = try ZoneOption.rules(request.days.tz)
-        let range = try ZoneOption.range(request.days.range, in: options.zone)
+        options.zone = try ZoneOption.rules(request.report.tz)
+        let range = try ZoneOption.range(request.report.range, in: options.zone)
         let days = try store.dailySummaries(from: range.from, to: range.to, options: options)
         if days.isEmpty { printError(store.types.isEmpty ? "the store holds no samples yet" : "no data in that range") }
         if let out {
@@ -77,7 +77,7 @@ struct Summary: ParsableCommand {
     }
 
     static func writeFiles(_ days: [DailySummary], to folder: String, _ request: SummaryRequest) throws {
-        let (format, pattern, force) = (request.days.format, request.pattern, request.force)
+        let (format, pattern, force) = (request.report.format, request.pattern, request.force)
         var written = 0
         var unchanged = 0
         var foreign: [String] = []
@@ -106,7 +106,7 @@ struct Summary: ParsableCommand {
 /// ``QuickSummary`` (a day's note, run daily, was three quarters ArgumentParser).
 struct SummaryRequest: Equatable {
     /// The days, zone, format and store, as the report commands take them (never verbose).
-    var days = ReportRequest(format: "markdown")
+    var report = ReportRequest(format: "markdown")
     var out: String?
     var pattern: String?
     var force = false

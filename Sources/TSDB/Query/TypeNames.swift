@@ -27,7 +27,8 @@ public enum TypeNames {
         if identifier == "HKWorkoutRouteTypeIdentifier" { return "WorkoutRoute" }
         if identifier == "HKElectrocardiogramVoltage" { return "ElectrocardiogramVoltage" }
         // Counted in bytes: the prefixes are ASCII, so where one matches, its last byte ends a
-        // character (counting characters was ~9 K instructions a call; a report's sort asked 3,400).
+        // character. Counted in characters, a year's monthly report (1,310 calls) took 137.5 M
+        // instructions against 106.7 M with this and its sort making each name once (callgrind).
         for p in prefixes where identifier.hasPrefix(p) && identifier.utf8.count > p.utf8.count {
             return String(identifier[identifier.utf8.index(identifier.startIndex, offsetBy: p.utf8.count)...])
         }
