@@ -69,7 +69,7 @@ struct AggregateSweep {
         current = nil
     }
 
-    private func nextActivity(atOrAfter t: Int64) -> Int64? { credits?.nextActivity(atOrAfter: t) }
+    private mutating func nextActivity(atOrAfter t: Int64) -> Int64? { credits?.nextActivity(atOrAfter: t) }
 
     /// Emits the row of `bucket` (if it has data, or `fill`) and starts a new accumulator.
     private mutating func close(_ bucket: Bucket, _ emit: (AggregateRow) -> Void) {
@@ -77,7 +77,8 @@ struct AggregateSweep {
         var seconds = CategorySeconds()
         let touched = credits?.credit(bucket, sum: &sum, seconds: &seconds) ?? false
         defer { acc.reset() }
-        guard acc.count > 0 || touched || fill else { return }
+        // A batch that could not be read leaves the bucket short: no row, and the aggregate throws.
+        guard credits?.failure == nil, acc.count > 0 || touched || fill else { return }
         let cumulativeSum: Double? = plan.kind == .cumulative ? sum : nil
         if columns != nil {
             return columns!.append(bucket, &acc, plan, cumulativeSum: cumulativeSum, seconds: seconds)
@@ -95,28 +96,53 @@ struct AggregateSweep {
     }
 }
 
-/// The counted pieces of interval samples (``SourceRanking/countedPieces(_:)``), handed out bucket
-/// by bucket in time order: prorated by time overlap, or (`prorate` off, and for point samples)
-/// wholly to the bucket of the sample's start. Only pieces overlapping the current bucket are held.
+/// The counted pieces of interval samples, handed out bucket by bucket in time order: prorated by
+/// time overlap, or (`prorate` off, and for point samples) wholly to the bucket of the sample's
+/// start. Pieces come a batch at a time (``CountedPieceStream``) or all at once; only the pieces
+/// reaching past the last bucket credited and one batch are held, so memory grows with neither
+/// the range nor a bucket's length.
+///
+/// A bucket's sum adds its spans in order (those reaching in from earlier buckets first, then by
+/// start), then the sum of its instants in time order; its category time, the same way value by
+/// value. Both orders are the same whatever the batches, so nothing depends on where they end.
 struct IntervalCredits {
-    /// Pieces with a length, clipped to the range, by start.
-    private let spans: [CountedPiece]
-    /// Credits at an instant: (time, piece, share of the sample), by time.
-    private let instants: [(t: Int64, piece: CountedPiece, share: Double)]
-    private var nextSpan = 0, nextInstant = 0
-    /// The spans reaching past the last bucket credited (their places in ``spans``).
-    private var active: [Int] = []
+    private let lo: Int64, hi: Int64
+    private let prorate: Bool
     let category: Bool
+    /// The batches not yet read; nil once all are (or with pieces given at once).
+    private var stream: CountedPieceStream?
+    /// The current batch's pieces with a length, clipped to the range, by start.
+    private var spans: [CountedPiece] = []
+    /// The current batch's credits at an instant: (time, piece, share of the sample), by time.
+    private var instants: [(t: Int64, piece: CountedPiece, share: Double)] = []
+    private var nextSpan = 0, nextInstant = 0
+    /// The spans reaching past the last bucket credited.
+    private var active: [CountedPiece] = []
+    /// Why reading a batch failed; nothing more is credited, and the aggregate throws it.
+    private(set) var failure: TSDBError?
+    private var blocksRead = 0
+    /// Blocks decoded for the pieces so far.
+    var blocksDecoded: Int { stream?.blocksDecoded ?? blocksRead }
 
-    /// `pieces` are clipped in their own array (a year of daily steps copied and sorted its
-    /// pieces twice here, ~2 MB each: page faults were most of its time), and sorted only if
-    /// out of order; the store gives them in order.
     init(_ pieces: consuming [CountedPiece], lo: Int64, hi: Int64, prorate: Bool, category: Bool) {
-        self.category = category
+        (self.lo, self.hi, self.prorate, self.category) = (lo, hi, prorate, category)
+        load(pieces)
+    }
+
+    init(_ stream: CountedPieceStream, lo: Int64, hi: Int64, prorate: Bool, category: Bool) {
+        (self.lo, self.hi, self.prorate, self.category) = (lo, hi, prorate, category)
+        self.stream = stream
+    }
+
+    /// Makes `pieces` (in start order) the current batch: clipped in their own array (a year of
+    /// daily steps copied and sorted its pieces twice here, ~2 MB each: page faults were most of
+    /// its time), and sorted only if out of order.
+    private mutating func load(_ pieces: consuming [CountedPiece]) {
         var spans = pieces
-        var instants: [(t: Int64, piece: CountedPiece, share: Double)] = []
+        instants.removeAll(keepingCapacity: true)
         if !prorate { instants.reserveCapacity(spans.count) }
         var kept = 0
+        let (lo, hi, prorate) = (lo, hi, prorate)
         spans.withUnsafeMutableBufferPointer { spans in
             for i in 0..<spans.count {
                 let p = spans[i]
@@ -139,12 +165,33 @@ struct IntervalCredits {
         if !spans.isSorted(by: \.start) { spans.sort { $0.start < $1.start } }
         if !instants.isSorted(by: \.t) { instants.sort { $0.t < $1.t } }
         self.spans = spans
-        self.instants = instants
+        (nextSpan, nextInstant) = (0, 0)
+    }
+
+    /// Reads batches until the current one has pieces left; false when there are none. A batch
+    /// holds the pieces of samples starting before the next batch's first, so pieces left in the
+    /// current one come before any of the next.
+    private mutating func refill() -> Bool {
+        while nextSpan >= spans.count && nextInstant >= instants.count {
+            guard stream != nil else { return false }
+            do throws(TSDBError) {
+                if let pieces = try stream!.next() {
+                    load(pieces)
+                } else {
+                    blocksRead = stream!.blocksDecoded
+                    stream = nil
+                }
+            } catch {
+                (failure, blocksRead, stream) = (error, stream!.blocksDecoded, nil)
+            }
+        }
+        return true
     }
 
     /// The first instant at or after `t` where some piece counts, if any.
-    func nextActivity(atOrAfter t: Int64) -> Int64? {
-        if active.contains(where: { spans[$0].end > t }) { return t }
+    mutating func nextActivity(atOrAfter t: Int64) -> Int64? {
+        if active.contains(where: { $0.end > t }) { return t }
+        guard refill() else { return nil }
         var next: Int64?
         if nextSpan < spans.count { next = max(t, spans[nextSpan].start) }
         if nextInstant < instants.count { next = min(next ?? .max, max(t, instants[nextInstant].t)) }
@@ -155,39 +202,54 @@ struct IntervalCredits {
     /// whether any piece reached the bucket.
     mutating func credit(_ bucket: Bucket, sum: inout Double, seconds: inout CategorySeconds) -> Bool {
         var touched = false
-        while nextSpan < spans.count && spans[nextSpan].start < bucket.end {
-            active.append(nextSpan)
-            nextSpan += 1
-        }
         var kept = 0
         for a in active.indices {
-            let p = spans[active[a]]
-            let overlap = min(p.end, bucket.end) - max(p.start, bucket.start)
-            if overlap > 0 {
-                touched = true
-                if category {
-                    seconds[Int64(p.amount), default: 0] += Double(overlap) / 1e6
-                } else {
-                    sum += p.amount * Double(overlap) / Double(p.sampleEnd - p.sampleStart)
-                }
-            }
+            let p = active[a]
+            touched = add(p, to: bucket, sum: &sum, seconds: &seconds) || touched
             if p.end > bucket.end {
-                active[kept] = active[a]
+                active[kept] = p
                 kept += 1
             }
         }
         active.removeLast(active.count - kept)
-        while nextInstant < instants.count && instants[nextInstant].t < bucket.end {
-            let (_, p, share) = instants[nextInstant]
-            nextInstant += 1
-            touched = true
-            if category {
-                seconds[Int64(p.amount), default: 0] += Double(p.end - p.start) / 1e6
-            } else {
-                sum += p.amount * share
+        var instantSum = 0.0
+        var instantSeconds = CategorySeconds()
+        while refill() {
+            while nextSpan < spans.count && spans[nextSpan].start < bucket.end {
+                let p = spans[nextSpan]
+                nextSpan += 1
+                touched = add(p, to: bucket, sum: &sum, seconds: &seconds) || touched
+                if p.end > bucket.end { active.append(p) }
             }
+            while nextInstant < instants.count && instants[nextInstant].t < bucket.end {
+                let (_, p, share) = instants[nextInstant]
+                nextInstant += 1
+                touched = true
+                if category {
+                    instantSeconds[Int64(p.amount), default: 0] += Double(p.end - p.start) / 1e6
+                } else {
+                    instantSum += p.amount * share
+                }
+            }
+            // What is left of the batch lies past the bucket, and so does the next batch.
+            if nextSpan < spans.count || nextInstant < instants.count { break }
         }
+        if instantSum != 0 { sum += instantSum }
+        seconds.add(instantSeconds)
         return touched
+    }
+
+    /// Adds span `p`'s overlap with `bucket`; whether there is any.
+    @inline(__always)
+    private func add(_ p: CountedPiece, to bucket: Bucket, sum: inout Double, seconds: inout CategorySeconds) -> Bool {
+        let overlap = min(p.end, bucket.end) - max(p.start, bucket.start)
+        guard overlap > 0 else { return false }
+        if category {
+            seconds[Int64(p.amount), default: 0] += Double(overlap) / 1e6
+        } else {
+            sum += p.amount * Double(overlap) / Double(p.sampleEnd - p.sampleStart)
+        }
+        return true
     }
 }
 

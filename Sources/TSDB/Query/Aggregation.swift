@@ -215,6 +215,11 @@ public struct CategorySeconds: Sendable, Equatable, ExpressibleByDictionaryLiter
         }
     }
 
+    /// Adds `other`'s seconds value by value, in its order.
+    mutating func add(_ other: CategorySeconds) {
+        for (value, seconds) in other.entries { self[value, default: 0] += seconds }
+    }
+
     /// Equal when they hold the same values with the same seconds, in any order.
     public static func == (a: CategorySeconds, b: CategorySeconds) -> Bool {
         a.entries.count == b.entries.count && a.entries.allSatisfy { b[$0.value] == $0.seconds }
@@ -366,16 +371,7 @@ extension Store {
         }
         var credits: IntervalCredits?
         if plan.intervals {
-            let collected = try intervalSamples(of: type, kind: plan.kind, from: plan.lo, to: plan.hi, options: options)
-            result.blocksDecoded += collected.blocksDecoded
-            result.categoryValues =
-                plan.kind == .category ? Set(collected.samples.map { Int64($0.amount) }).sorted() : []
-            let pieces =
-                options.deduplicate
-                ? SourceRanking.countedPieces(collected.samples)
-                : collected.samples.sorted { $0.start < $1.start }.map { CountedPiece($0) }
-            credits = IntervalCredits(
-                pieces, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
+            credits = try intervalCredits(plan, options: options, categoryValues: &result.categoryValues)
         }
         header(result, plan)
         let walker = BucketWalker(
@@ -391,7 +387,42 @@ extension Store {
             try scanPoints(plan, options: options, sweep: &sweep, result: &result, row: row)
         }
         sweep.finish(row)
+        if let credits = sweep.credits {
+            if let failure = credits.failure { throw failure }
+            result.blocksDecoded += credits.blocksDecoded
+        }
         return result
+    }
+
+    /// The interval credits of an aggregate, reading the samples a batch at a time
+    /// (``IntervalSampleBatches``). The first batch is read here, so its errors come before the
+    /// header; a category type's values, which the header holds, come from it when it is the only
+    /// one, else from reading the samples once more.
+    private func intervalCredits(
+        _ plan: AggregatePlan, options: AggregateOptions, categoryValues: inout [Int64]
+    ) throws(TSDBError) -> IntervalCredits {
+        // A sample's credit going wholly to its start's bucket needs all its counted pieces by the
+        // time that bucket closes, which later batches may hold: one batch then.
+        let batchSize = options.prorate || !options.deduplicate ? IntervalSampleBatches.defaultBatchSize : .max
+        func batches() throws(TSDBError) -> IntervalSampleBatches {
+            try IntervalSampleBatches(
+                self, type: plan.type, kind: plan.kind, from: plan.lo, to: plan.hi, options: options,
+                batchSize: batchSize, carry: options.deduplicate)
+        }
+        var samples = try batches()
+        let first = try samples.next()
+        if plan.kind == .category, let first {
+            if try samples.next() == nil {
+                categoryValues = Set(first.samples.map { Int64($0.amount) }).sorted()
+            } else {
+                categoryValues = try self.categoryValues(of: plan.type, from: plan.lo, to: plan.hi, options: options)
+                samples = try batches()
+                _ = try samples.next()
+            }
+        }
+        let stream = CountedPieceStream(samples, first: first, deduplicate: options.deduplicate)
+        return IntervalCredits(
+            stream, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
     }
 
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {
@@ -718,55 +749,6 @@ extension Store {
             guard end <= bucketEnd else { return false }
         }
         return true
-    }
-
-    /// The interval samples of `type` reaching into `[lo, hi)`, with their ranks
-    /// (``SourceRanking``); `options.source` filters them. Category samples need an integer value.
-    func intervalSamples(
-        of type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64,
-        options: AggregateOptions
-    ) throws(TSDBError) -> (samples: [IntervalSample], blocksDecoded: Int) {
-        var pairs = SourcePairs(filter: options.source?.lowercased())
-        var samples: [IntervalSample] = []
-        var decoded = 0
-        let block = DecodedBlock()
-        let readers = try segments(of: type, from: lo, to: hi, overlapping: true)
-        func reaches(_ s: BlockSummary) -> Bool { (s.maxEnd > lo || s.firstStart >= lo) && s.firstStart < hi }
-        samples.reserveCapacity(
-            readers.reduce(0) { $0 + $1.summaries.lazy.filter(reaches).map(\.sampleCount).reduce(0, +) })
-        for segment in readers {
-            var keys = SegmentSourceKeys(segment)
-            for b in 0..<segment.blockCount where reaches(segment.summaries[b]) {
-                try segment.decode(block: b, into: block, columns: ColumnSet.values.union([.ends, .sources]))
-                decoded += 1
-                let (starts, ends, tags, mantissas) = (block.starts, block.ends, block.valueTags, block.mantissas)
-                let (sources, devices) = (block.sources, block.devices)
-                for i in 0..<block.count where (ends[i] > lo || starts[i] >= lo) && starts[i] < hi {
-                    let k = keys.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
-                    guard k >= 0 else { continue }
-                    let tag = UInt8(truncatingIfNeeded: tags[i])
-                    let amount: Double
-                    if kind == .category {
-                        guard tag == ValueTag.decimalBase else { continue }
-                        amount = Double(mantissas[i])
-                    } else if tag >= ValueTag.decimalBase {
-                        amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
-                    } else {
-                        guard let v = block.value(at: i, in: segment) else { continue }
-                        amount = v
-                    }
-                    samples.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
-                }
-            }
-        }
-        let ranking = SourceRanking(priority: options.priority, type: type)
-        let ranks = ranking.ranks(of: pairs.pairs)
-        for i in samples.indices {
-            samples[i].rank = (
-                ranks[Int(samples[i].sourceKey)], kind == .category ? ranking.valueRank(Int64(samples[i].amount)) : 0
-            )
-        }
-        return (samples, decoded)
     }
 }
 

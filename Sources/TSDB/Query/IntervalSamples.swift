@@ -1,0 +1,256 @@
+/// The interval samples of a type reaching into `[lo, hi)`, with their ranks (``SourceRanking``),
+/// read a block at a time in the store's order (by start: a type's segments are months, each
+/// sorted) and handed out in batches, so memory holds a batch and not the range.
+///
+/// Batch `k` answers for the window `[cut(k-1), cut(k))`: it holds the samples starting there,
+/// and with `carry` also the samples of earlier batches still covering its start. Which sample
+/// counts at an instant depends only on the samples covering it, so the pieces that count
+/// (``SourceRanking/countedPieces(_:)``) of a batch, cut to its window, are the whole range's
+/// there (``CountedPieceStream`` joins a piece the cut splits). `options.source` filters the
+/// samples; category samples need an integer value.
+struct IntervalSampleBatches {
+    /// Samples, and the window `[from, to)` they answer for (`Int64.min` and `.max` where open).
+    struct Batch {
+        var samples: [IntervalSample]
+        var from: Int64, to: Int64
+    }
+
+    private let readers: [SegmentReader]
+    private let kind: TypeCatalog.Kind
+    private let lo: Int64, hi: Int64
+    private let ranking: SourceRanking
+    /// A batch ends at the first new start once it holds this many samples of its own.
+    let batchSize: Int
+    /// Samples covering a batch's end go on into the next.
+    let carry: Bool
+    private var pairs: SourcePairs
+    private var ranks: [Int32] = []
+    private var keys: SegmentSourceKeys?
+    private let block = DecodedBlock()
+    /// Where reading goes on: the segment, the block decoded into ``block`` (nil: none yet) or
+    /// the next to look at, and the block's next sample.
+    private var segment = 0, decoded: Int?, nextBlock = 0, nextSample = 0
+    private var batch: [IntervalSample] = []
+    /// The start of the window of the next batch, and the samples it carries.
+    private var from = Int64.min
+    private var carried: [IntervalSample] = []
+    private(set) var blocksDecoded = 0
+
+    /// What a year of one type holds in a few batches (~40 bytes a sample).
+    static let defaultBatchSize = 4096
+
+    init(
+        _ store: Store, type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64,
+        options: AggregateOptions, batchSize: Int = Self.defaultBatchSize, carry: Bool = true
+    ) throws(TSDBError) {
+        readers = try store.segments(of: type, from: lo, to: hi, overlapping: true)
+        (self.kind, self.lo, self.hi, self.batchSize, self.carry) = (kind, lo, hi, max(1, batchSize), carry)
+        ranking = SourceRanking(priority: options.priority, type: type)
+        pairs = SourcePairs(filter: options.source?.lowercased())
+        let reaching = readers.reduce(0) { $0 + $1.summaries.lazy.filter(reaches).map(\.sampleCount).reduce(0, +) }
+        batch.reserveCapacity(min(self.batchSize, reaching))
+    }
+
+    /// Whether a block holds samples reaching into the range.
+    private func reaches(_ s: BlockSummary) -> Bool { (s.maxEnd > lo || s.firstStart >= lo) && s.firstStart < hi }
+
+    /// The next batch, its samples in the store's order (the carried ones first), ranked; nil
+    /// when all are read.
+    mutating func next() throws(TSDBError) -> Batch? {
+        batch.removeAll(keepingCapacity: true)
+        batch.append(contentsOf: carried)
+        var own = 0
+        while segment < readers.count {
+            let reader = readers[segment]
+            if decoded == nil { try decodeNextBlock(of: reader) }
+            guard let b = decoded else {
+                (segment, nextBlock, keys) = (segment + 1, 0, nil)
+                continue
+            }
+            if keys == nil { keys = SegmentSourceKeys(reader) }
+            let (starts, ends, tags, mantissas) = (block.starts, block.ends, block.valueTags, block.mantissas)
+            let (sources, devices) = (block.sources, block.devices)
+            for i in nextSample..<block.count where (ends[i] > lo || starts[i] >= lo) && starts[i] < hi {
+                let k = keys!.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
+                guard k >= 0 else { continue }
+                let tag = UInt8(truncatingIfNeeded: tags[i])
+                let amount: Double
+                if kind == .category {
+                    guard tag == ValueTag.decimalBase else { continue }
+                    amount = Double(mantissas[i])
+                } else if tag >= ValueTag.decimalBase {
+                    amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
+                } else {
+                    guard let v = block.value(at: i, in: reader) else { continue }
+                    amount = v
+                }
+                // Samples starting together stay together: a window starts where they do.
+                if own >= batchSize && starts[i] > batch[batch.count - 1].start {
+                    nextSample = i
+                    return cut(at: starts[i])
+                }
+                batch.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
+                own += 1
+            }
+            (decoded, nextBlock, nextSample) = (nil, b + 1, 0)
+        }
+        guard !batch.isEmpty else { return nil }
+        carried.removeAll()
+        return Batch(samples: ranked(), from: from, to: .max)
+    }
+
+    /// The batch read so far, ending its window at `end`; the samples still covering `end` are
+    /// carried into the next.
+    private mutating func cut(at end: Int64) -> Batch {
+        carried.removeAll(keepingCapacity: true)
+        if carry { for s in batch where s.end > end { carried.append(s) } }
+        defer { from = end }
+        return Batch(samples: ranked(), from: from, to: end)
+    }
+
+    /// Decodes the next block of `reader` reaching into the range into ``block``, if there is one.
+    private mutating func decodeNextBlock(of reader: SegmentReader) throws(TSDBError) {
+        while nextBlock < reader.blockCount && !reaches(reader.summaries[nextBlock]) { nextBlock += 1 }
+        guard nextBlock < reader.blockCount else { return }
+        try reader.decode(block: nextBlock, into: block, columns: ColumnSet.values.union([.ends, .sources]))
+        blocksDecoded += 1
+        (decoded, nextSample) = (nextBlock, 0)
+    }
+
+    /// The batch with its samples' ranks. Pairs are ranked among all met so far: their order
+    /// (priority entry, source, device) is total, so a batch's ranks order its samples as ranks
+    /// among the range's pairs would.
+    private mutating func ranked() -> [IntervalSample] {
+        if ranks.count != pairs.pairs.count { ranks = ranking.ranks(of: pairs.pairs) }
+        let category = kind == .category
+        for i in batch.indices {
+            batch[i].rank = (
+                ranks[Int(batch[i].sourceKey)], category ? ranking.valueRank(Int64(batch[i].amount)) : 0
+            )
+        }
+        return batch
+    }
+}
+
+/// The counted pieces of a type's interval samples, a batch at a time in time order
+/// (``IntervalSampleBatches``): de-duplicated (``SourceRanking/countedPieces(_:)``, each batch's
+/// cut to its window), or every sample whole by start. The pieces are the whole range's, in the
+/// same order: a piece a window's end splits is joined again, so a batch's last piece (and the
+/// points lying in it, which follow it) waits for the next batch.
+struct CountedPieceStream {
+    private var samples: IntervalSampleBatches
+    private var first: IntervalSampleBatches.Batch?
+    let deduplicate: Bool
+    /// The last batch's piece reaching its window's end, and the pieces after it.
+    private var held: [CountedPiece] = []
+    /// The pieces to hand out next, behind the held ones handed out before them.
+    private var ready: [CountedPiece]?
+    var blocksDecoded: Int { samples.blocksDecoded }
+
+    /// `first`: the batch already read from `samples`, if any.
+    init(_ samples: IntervalSampleBatches, first: IntervalSampleBatches.Batch?, deduplicate: Bool) {
+        precondition(samples.carry == deduplicate, "de-duplicated pieces need the samples covering a window's start")
+        (self.samples, self.first, self.deduplicate) = (samples, first, deduplicate)
+    }
+
+    /// The next pieces, in (start, end) order; nil when all are handed out.
+    mutating func next() throws(TSDBError) -> [CountedPiece]? {
+        if let ready {
+            self.ready = nil
+            return ready
+        }
+        let batch: IntervalSampleBatches.Batch
+        if let first {
+            batch = first
+            self.first = nil
+        } else if let read = try samples.next() {
+            batch = read
+        } else {
+            guard !held.isEmpty else { return nil }
+            defer { held = [] }
+            return held
+        }
+        guard deduplicate else { return batch.samples.sorted { $0.start < $1.start }.map { CountedPiece($0) } }
+        var pieces = SourceRanking.countedPieces(batch.samples)
+        Self.cut(&pieces, to: batch.from, batch.to)
+        if let open = held.first, open.end == batch.from, open.end > open.start,
+            let k = pieces.prefix(while: { $0.start == batch.from }).firstIndex(where: { $0.end > $0.start }),
+            Self.sameSample(pieces[k], open)
+        {
+            held[0].end = pieces[k].end
+            pieces.remove(at: k)
+            // Reaching this window's end too, it waits on, with the points lying in it.
+            if held[0].end == batch.to && batch.to != .max {
+                held += pieces
+                return []
+            }
+        }
+        let before = held
+        held.removeAll()
+        // Interval pieces do not overlap: the last of them is the one that may reach the end.
+        if batch.to != .max, let last = pieces.lastIndex(where: { $0.end > $0.start }), pieces[last].end == batch.to {
+            held = Array(pieces[last...])
+            pieces.removeSubrange(last...)
+        }
+        // The pieces held from the batch before come first, on their own (not copied in front).
+        guard !before.isEmpty else { return pieces }
+        ready = pieces
+        return before
+    }
+
+    /// Whether two pieces are of one sample. Two samples alike in these never both count next to
+    /// each other (the one ranked first counts wherever either does), and would count alike.
+    private static func sameSample(_ a: CountedPiece, _ b: CountedPiece) -> Bool {
+        (a.sampleStart, a.sampleEnd, a.amount) == (b.sampleStart, b.sampleEnd, b.amount)
+    }
+
+    /// Cuts `pieces` (in order) to `[from, to)`, in place and in order. At most one interval
+    /// piece holds each end; the one cut to start at `from` goes after the points there.
+    private static func cut(_ pieces: inout [CountedPiece], to from: Int64, _ to: Int64) {
+        guard from != .min || to != .max else { return }
+        var kept = 0
+        var cut: Int?
+        for i in pieces.indices {
+            var p = pieces[i]
+            if p.start == p.end {
+                guard p.start >= from && p.start < to else { continue }
+            } else {
+                if p.start < from && p.end > from { cut = kept }
+                (p.start, p.end) = (max(p.start, from), min(p.end, to))
+                guard p.end > p.start else { continue }
+            }
+            pieces[kept] = p
+            kept += 1
+        }
+        pieces.removeSubrange(kept...)
+        if var i = cut {
+            while i + 1 < pieces.count && pieces[i + 1].start == from && pieces[i + 1].end == from {
+                pieces.swapAt(i, i + 1)
+                i += 1
+            }
+        }
+    }
+}
+
+extension Store {
+    /// Every interval sample of `type` reaching into `[lo, hi)` (``IntervalSampleBatches``, as one
+    /// batch), for nights, which group the whole range's pieces.
+    func intervalSamples(
+        of type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64, options: AggregateOptions
+    ) throws(TSDBError) -> (samples: [IntervalSample], blocksDecoded: Int) {
+        var batches = try IntervalSampleBatches(
+            self, type: type, kind: kind, from: lo, to: hi, options: options, batchSize: .max)
+        return (try batches.next()?.samples ?? [], batches.blocksDecoded)
+    }
+
+    /// The category values of `type`'s samples reaching into `[lo, hi)` that `options` keeps.
+    func categoryValues(
+        of type: String, from lo: Int64, to hi: Int64, options: AggregateOptions
+    ) throws(TSDBError) -> [Int64] {
+        var batches = try IntervalSampleBatches(
+            self, type: type, kind: .category, from: lo, to: hi, options: options, carry: false)
+        var values = Set<Int64>()
+        while let batch = try batches.next() { for s in batch.samples { values.insert(Int64(s.amount)) } }
+        return values.sorted()
+    }
+}
