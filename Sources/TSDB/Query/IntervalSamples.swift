@@ -67,36 +67,48 @@ struct IntervalSampleBatches {
                 (segment, nextBlock, keys) = (segment + 1, 0, nil)
                 continue
             }
-            if keys == nil { keys = SegmentSourceKeys(reader) }
-            let (starts, ends, tags, mantissas) = (block.starts, block.ends, block.valueTags, block.mantissas)
-            let (sources, devices) = (block.sources, block.devices)
-            for i in nextSample..<block.count where (ends[i] > lo || starts[i] >= lo) && starts[i] < hi {
-                let k = keys!.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
-                guard k >= 0 else { continue }
-                let tag = UInt8(truncatingIfNeeded: tags[i])
-                let amount: Double
-                if kind == .category {
-                    guard tag == ValueTag.decimalBase else { continue }
-                    amount = Double(mantissas[i])
-                } else if tag >= ValueTag.decimalBase {
-                    amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
-                } else {
-                    guard let v = block.value(at: i, in: reader) else { continue }
-                    amount = v
-                }
-                // Samples starting together stay together: a window starts where they do.
-                if own >= batchSize && starts[i] > batch[batch.count - 1].start {
-                    nextSample = i
-                    return cut(at: starts[i])
-                }
-                batch.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
-                own += 1
-            }
+            var segmentKeys = keys.take() ?? SegmentSourceKeys(reader)
+            let cutAt = add(from: reader, keys: &segmentKeys, own: &own)
+            keys = segmentKeys
+            if let cutAt { return cut(at: cutAt) }
             (decoded, nextBlock, nextSample) = (nil, b + 1, 0)
         }
         guard !batch.isEmpty else { return nil }
         carried.removeAll()
         return Batch(samples: ranked(), from: from, to: .max)
+    }
+
+    /// Adds the decoded block's samples from ``nextSample`` on to the batch, `own` counting them;
+    /// the start to cut the batch at (``nextSample`` is then the sample there), or nil at the
+    /// block's end.
+    private mutating func add(from reader: SegmentReader, keys: inout SegmentSourceKeys, own: inout Int) -> Int64? {
+        let (starts, ends, tags, mantissas) = (block.starts, block.ends, block.valueTags, block.mantissas)
+        let (sources, devices) = (block.sources, block.devices)
+        var lastStart = batch.last?.start ?? .min
+        for i in nextSample..<block.count where (ends[i] > lo || starts[i] >= lo) && starts[i] < hi {
+            let k = keys.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
+            guard k >= 0 else { continue }
+            let tag = UInt8(truncatingIfNeeded: tags[i])
+            let amount: Double
+            if kind == .category {
+                guard tag == ValueTag.decimalBase else { continue }
+                amount = Double(mantissas[i])
+            } else if tag >= ValueTag.decimalBase {
+                amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
+            } else {
+                guard let v = block.value(at: i, in: reader) else { continue }
+                amount = v
+            }
+            // Samples starting together stay together: a window starts where they do.
+            if own >= batchSize && starts[i] > lastStart {
+                nextSample = i
+                return starts[i]
+            }
+            batch.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
+            lastStart = starts[i]
+            own += 1
+        }
+        return nil
     }
 
     /// The batch read so far, ending its window at `end`; the samples still covering `end` are
@@ -122,11 +134,14 @@ struct IntervalSampleBatches {
     /// among the range's pairs would.
     private mutating func ranked() -> [IntervalSample] {
         if ranks.count != pairs.pairs.count { ranks = ranking.ranks(of: pairs.pairs) }
-        let category = kind == .category
-        for i in batch.indices {
-            batch[i].rank = (
-                ranks[Int(batch[i].sourceKey)], category ? ranking.valueRank(Int64(batch[i].amount)) : 0
-            )
+        let (category, ranking) = (kind == .category, ranking)
+        ranks.withUnsafeBufferPointer { ranks in
+            batch.withUnsafeMutableBufferPointer { batch in
+                for i in batch.indices {
+                    batch[i].rank.source = ranks[Int(batch[i].sourceKey)]
+                    if category { batch[i].rank.value = ranking.valueRank(Int64(batch[i].amount)) }
+                }
+            }
         }
         return batch
     }
@@ -208,19 +223,22 @@ struct CountedPieceStream {
     /// piece holds each end; the one cut to start at `from` goes after the points there.
     private static func cut(_ pieces: inout [CountedPiece], to from: Int64, _ to: Int64) {
         guard from != .min || to != .max else { return }
-        var kept = 0
         var cut: Int?
-        for i in pieces.indices {
-            var p = pieces[i]
-            if p.start == p.end {
-                guard p.start >= from && p.start < to else { continue }
-            } else {
-                if p.start < from && p.end > from { cut = kept }
-                (p.start, p.end) = (max(p.start, from), min(p.end, to))
-                guard p.end > p.start else { continue }
+        let kept = pieces.withUnsafeMutableBufferPointer { pieces in
+            var kept = 0
+            for i in pieces.indices {
+                var p = pieces[i]
+                if p.start == p.end {
+                    guard p.start >= from && p.start < to else { continue }
+                } else {
+                    if p.start < from && p.end > from { cut = kept }
+                    (p.start, p.end) = (max(p.start, from), min(p.end, to))
+                    guard p.end > p.start else { continue }
+                }
+                pieces[kept] = p
+                kept += 1
             }
-            pieces[kept] = p
-            kept += 1
+            return kept
         }
         pieces.removeSubrange(kept...)
         if var i = cut {
