@@ -149,6 +149,36 @@ import Testing
         #expect(total[5] == 600 && total[0] == Double(((count - 10) + 3) / 4 * 60))
     }
 
+    /// Nights read their pieces in batches too, and close a night once a piece starts after its
+    /// noon: each night of a range longer than a batch has the minutes `query SleepAnalysis`
+    /// gives over its noon-to-noon window.
+    @Test func nightsAcrossBatchesHaveTheirWindowsMinutes() throws {
+        var rng = SplitMix64(seed: 31)
+        let samples = Self.samples(&rng, perSource: 1100, values: 6)
+        #expect(samples.count > IntervalSampleBatches.defaultBatchSize)
+        let (store, folder) = try AggregateCorrectnessTests().store(samples, type: Self.sleep)
+        defer { folder.cleanup() }
+        let options = AggregateOptions()  // UTC
+        let nights = try store.sleepNights(options: options)
+        #expect(nights.count > 20)
+        for night in nights {
+            let wake = Int64(
+                ISO8601.days(
+                    year: Int(night.date.prefix(4))!, month: Int(night.date.dropFirst(5).prefix(2))!,
+                    day: Int(night.date.suffix(2))!))
+            let row = try #require(
+                try store.aggregate(
+                    Self.sleep, from: Self.micros((wake - 1) * 1440 + 720), to: Self.micros(wake * 1440 + 720),
+                    options: options
+                ).rows.first)
+            let minutes = row.seconds.byValue.filter { $0.value > 0 }  // points credit no time
+            #expect(minutes.keys.sorted() == night.secondsByValue.keys.sorted(), "\(night.date)")
+            for (value, seconds) in night.secondsByValue {
+                #expect(abs((minutes[value] ?? -1) - seconds) < 1e-6, "\(night.date) \(value)")
+            }
+        }
+    }
+
     /// A damaged block met after the first batch: the aggregate throws it, and the rows handed out
     /// before are right (the bucket it cut short is not among them).
     @Test func aDamagedLaterBlockFailsTheAggregateWithNoShortRow() throws {

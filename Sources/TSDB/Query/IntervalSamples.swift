@@ -251,16 +251,6 @@ struct CountedPieceStream {
 }
 
 extension Store {
-    /// Every interval sample of `type` reaching into `[lo, hi)` (``IntervalSampleBatches``, as one
-    /// batch), for nights, which group the whole range's pieces.
-    func intervalSamples(
-        of type: String, kind: TypeCatalog.Kind, from lo: Int64, to hi: Int64, options: AggregateOptions
-    ) throws(TSDBError) -> (samples: [IntervalSample], blocksDecoded: Int) {
-        var batches = try IntervalSampleBatches(
-            self, type: type, kind: kind, from: lo, to: hi, options: options, batchSize: .max)
-        return (try batches.next()?.samples ?? [], batches.blocksDecoded)
-    }
-
     /// The category values of `type`'s samples reaching into `[lo, hi)` that `options` keeps.
     func categoryValues(
         of type: String, from lo: Int64, to hi: Int64, options: AggregateOptions

@@ -40,49 +40,59 @@ extension Store {
         guard lastDay >= firstDay else { return [] }
         let windowStart = noon(firstDay - 1)
         let windowEnd = noon(lastDay)
-        let collected = try intervalSamples(
-            of: Self.sleepType, kind: .category, from: windowStart, to: windowEnd, options: options)
-        let pieces =
-            options.deduplicate
-            ? SourceRanking.countedPieces(collected.samples)
-            : collected.samples.map { CountedPiece($0) }
+        let batches = try IntervalSampleBatches(
+            self, type: Self.sleepType, kind: .category, from: windowStart, to: windowEnd, options: options,
+            carry: options.deduplicate)
+        var pieces = CountedPieceStream(batches, first: nil, deduplicate: options.deduplicate)
         var nights: [SleepNight] = []
+        // The nights still open to pieces, by wake-up day: pieces come by start, so a night is
+        // complete once one starts at or after its noon, and memory holds a few nights.
         var byNight: [Int64: [CountedPiece]] = [:]
-        for p in pieces where p.end > p.start {
-            // A piece may cross noon: it belongs to each night it overlaps.
-            var day =
-                localDay(max(p.start, windowStart))
-                + (max(p.start, windowStart) >= noon(localDay(max(p.start, windowStart))) ? 1 : 0)
-            while day <= lastDay && noon(day - 1) < p.end {
-                byNight[day, default: []].append(p)
-                day += 1
+        func close(before t: Int64) {
+            for day in byNight.keys.sorted() where noon(day) <= t {
+                if day >= firstDay, let night = Self.night(day, byNight[day]!, from: noon(day - 1), to: noon(day)) {
+                    nights.append(night)
+                }
+                byNight[day] = nil
             }
         }
-        for day in byNight.keys.sorted() where day >= firstDay {
-            let a = noon(day - 1)
-            let b = noon(day)
-            var byValue: [Int64: Double] = [:]
-            var spans: [(Int64, Int64)] = []
-            var asleep: [(Int64, Int64)] = []
-            for p in byNight[day]! {
-                let s = max(p.start, a)
-                let e = min(p.end, b)
-                guard e > s else { continue }
-                let value = Int64(p.amount)
-                byValue[value, default: 0] += Double(e - s) / 1e6
-                spans.append((s, e))
-                if Self.asleepValues.contains(value) { asleep.append((s, e)) }
+        while let batch = try pieces.next() {
+            for p in batch where p.end > p.start {
+                // A piece may cross noon: it belongs to each night it overlaps.
+                var day =
+                    localDay(max(p.start, windowStart))
+                    + (max(p.start, windowStart) >= noon(localDay(max(p.start, windowStart))) ? 1 : 0)
+                while day <= lastDay && noon(day - 1) < p.end {
+                    byNight[day, default: []].append(p)
+                    day += 1
+                }
             }
-            guard !spans.isEmpty else { continue }
-            let (y, m, d) = ISO8601.civil(day)
-            nights.append(
-                SleepNight(
-                    date: monthKey(year: y, month: m) + "-" + (d < 10 ? "0" : "") + String(d),
-                    bedtime: spans.map(\.0).min()!, wakeTime: spans.map(\.1).max()!,
-                    inBedSeconds: Self.unionSeconds(spans), asleepSeconds: Self.unionSeconds(asleep),
-                    secondsByValue: byValue))
+            if let last = batch.last { close(before: last.start) }
         }
+        close(before: .max)
         return nights
+    }
+
+    /// The night of wake-up day `day`, `[a, b)`, from its pieces; nil if none reaches into it.
+    private static func night(_ day: Int64, _ pieces: [CountedPiece], from a: Int64, to b: Int64) -> SleepNight? {
+        var byValue: [Int64: Double] = [:]
+        var spans: [(Int64, Int64)] = []
+        var asleep: [(Int64, Int64)] = []
+        for p in pieces {
+            let s = max(p.start, a)
+            let e = min(p.end, b)
+            guard e > s else { continue }
+            let value = Int64(p.amount)
+            byValue[value, default: 0] += Double(e - s) / 1e6
+            spans.append((s, e))
+            if asleepValues.contains(value) { asleep.append((s, e)) }
+        }
+        guard !spans.isEmpty else { return nil }
+        let (y, m, d) = ISO8601.civil(day)
+        return SleepNight(
+            date: monthKey(year: y, month: m) + "-" + (d < 10 ? "0" : "") + String(d),
+            bedtime: spans.map(\.0).min()!, wakeTime: spans.map(\.1).max()!,
+            inBedSeconds: unionSeconds(spans), asleepSeconds: unionSeconds(asleep), secondsByValue: byValue)
     }
 
     static func unionSeconds(_ spans: [(Int64, Int64)]) -> Double {
