@@ -68,6 +68,11 @@ func printRows(_ header: [String], _ rows: [[String]], format: AggregateFormat) 
 
 /// A CSV field, quoted (RFC 4180) when it needs to be.
 func csvQuoted(_ s: String) -> String {
+    // A character is a comma, quote or newline only if the text has that byte: most fields have
+    // none, and a look by characters was most of a year's CSV summary.
+    let special: (UInt8) -> Bool = { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }
+    if !s.utf8.contains(where: special) { return s }
+    // "\r\n" is one character, not "\n".
     guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return s }
     var out = "\""
     for c in s { out += c == "\"" ? "\"\"" : String(c) }
