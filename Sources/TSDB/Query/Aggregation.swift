@@ -724,6 +724,15 @@ extension Store {
             && buckets.boundariesOnSlotGrid(from: first, to: end)
     }
 
+    /// Whether neither end of `[lo, hi)` lies between the block's samples off the slot grid: else
+    /// its slots cannot answer for it (a workout's heart rate, from 10:07 to 11:02, is decoded).
+    static func rangeEdgesOnSlotGrid(_ s: BlockSummary, lo: Int64, hi: Int64) -> Bool {
+        func harmless(_ edge: Int64) -> Bool {
+            edge <= s.firstStart || edge > s.lastStart || edge % SlotSummary.micros == 0
+        }
+        return harmless(lo) && harmless(hi)
+    }
+
     /// Whether `edge` lies outside `(first, end)` or on the slot grid.
     private static func onGridOrOutside(_ edge: Int64, _ first: Int64, _ end: Int64) -> Bool {
         edge <= first || edge >= end || edge % SlotSummary.micros == 0
@@ -775,6 +784,7 @@ private struct SlotReading {
         block b: Int, of segment: SegmentReader, _ stream: inout SlotStream?, lo: Int64, hi: Int64, edge: Int64?,
         sweep: inout AggregateSweep, _ row: (AggregateRow) -> Void
     ) throws(TSDBError) -> Bool {
+        guard Store.rangeEdgesOnSlotGrid(segment.summaries[b], lo: lo, hi: hi) else { return false }
         if stream == nil { stream = try segment.slotStream() }
         if let edge {
             switch try segment.readSlotSides(&stream!, block: b, edge: edge) {

@@ -22,6 +22,7 @@ extension Store {
             guard s.lastStart >= lo, !s.liesInOneBucket(lo, hi, bucketEnd: { buckets.bucket(containing: $0).end })
             else { continue }
             let inside = s.firstStart >= lo && s.lastStart < hi
+            guard inside || rangeEdgesOnSlotGrid(s, lo: lo, hi: hi) else { continue }
             let edge = oneEdge(in: s, lo, hi, &buckets)
             // Slots are far cheaper than decoding a block across more than one edge (hours), or one
             // whose values are not all whole numbers (which cannot be added up either side).
