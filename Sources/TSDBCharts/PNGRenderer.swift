@@ -64,7 +64,7 @@ public enum PNGRenderer {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw TSDBError.io("cannot create a temporary file for the PNG") }
         close(fd)
-        let temporary = String(cString: template)
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(temporary) }
         guard writePNG(surface, temporary) == 0, let png = FileSystem.contents(of: temporary) else {
             throw TSDBError.io("cairo could not write the PNG", path: temporary)
