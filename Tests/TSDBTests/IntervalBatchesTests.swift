@@ -86,13 +86,15 @@ import Testing
     }
 
     /// Bucket sums and category time, bucket by bucket as the sweep asks for them, are the same
-    /// to the last bit read in batches of one sample and all at once: prorated and de-duplicated,
-    /// or each sample wholly at its start and not de-duplicated (with both, aggregates read one
-    /// batch: a sample's later pieces would come after its start's bucket closed).
-    @Test(arguments: [(Self.steps, true), (Self.steps, false), (Self.sleep, true), (Self.sleep, false)])
-    func bucketsAreTheSameWhateverTheBatches(type: String, prorate: Bool) throws {
+    /// to the last bit read in batches of one sample and all at once: prorated or each sample
+    /// wholly at its start (whose pieces in later batches are waited for), de-duplicated or not.
+    @Test(arguments: [
+        (Self.steps, true, true), (Self.steps, false, true), (Self.steps, false, false), (Self.sleep, true, true),
+        (Self.sleep, false, true), (Self.sleep, true, false),
+    ])
+    func bucketsAreTheSameWhateverTheBatches(type: String, prorate: Bool, deduplicate: Bool) throws {
         var options = AggregateOptions()
-        options.deduplicate = prorate
+        options.deduplicate = deduplicate
         var rng = SplitMix64(seed: prorate ? 5 : 6)
         let (store, folder) = try AggregateCorrectnessTests().store(
             Self.samples(&rng, perSource: 200, values: type == Self.sleep ? 6 : 300), type: type,

@@ -188,10 +188,44 @@ struct IntervalCredits {
         return true
     }
 
+    /// With `prorate` off, a sample's pieces all count at its start, and a later batch may hold
+    /// some of them (of a sample carried on into it): reads batches until the stream has given
+    /// every piece of the samples starting before `t`, keeping the instants in time order.
+    private mutating func settle(before t: Int64) {
+        while !prorate, let s = stream, s.settled < t {
+            let exhausted = nextSpan >= spans.count && nextInstant >= instants.count
+            do throws(TSDBError) {
+                guard let pieces = try stream!.next() else {
+                    (blocksRead, stream) = (stream!.blocksDecoded, nil)
+                    return
+                }
+                exhausted ? load(pieces) : addInstants(of: pieces)
+            } catch {
+                (failure, blocksRead, stream) = (error, stream!.blocksDecoded, nil)
+            }
+        }
+    }
+
+    /// Adds the instants of `pieces` (with `prorate` off, every piece's) to those not yet
+    /// credited, in time order: a stable sort, as pieces at one instant keep their order.
+    private mutating func addInstants(of pieces: [CountedPiece]) {
+        instants.removeFirst(nextInstant)
+        nextInstant = 0
+        for p in pieces where p.sampleStart >= lo && p.sampleStart < hi {
+            let length = p.sampleEnd - p.sampleStart
+            instants.append((p.sampleStart, p, length == 0 ? 1 : Double(p.end - p.start) / Double(length)))
+        }
+        if !instants.isSorted(by: \.t) { instants.sort { $0.t < $1.t } }
+    }
+
     /// The first instant at or after `t` where some piece counts, if any.
     mutating func nextActivity(atOrAfter t: Int64) -> Int64? {
         if active.contains(where: { $0.end > t }) { return t }
         guard refill() else { return nil }
+        // The first instant is the next only once no later batch can bring an earlier one.
+        while !prorate, let s = stream, nextInstant < instants.count, s.settled <= instants[nextInstant].t {
+            settle(before: instants[nextInstant].t + 1)
+        }
         var next: Int64?
         if nextSpan < spans.count { next = max(t, spans[nextSpan].start) }
         if nextInstant < instants.count { next = min(next ?? .max, max(t, instants[nextInstant].t)) }
@@ -201,6 +235,7 @@ struct IntervalCredits {
     /// Adds what the pieces give `bucket` to `sum` (cumulative) or `seconds` (category). Returns
     /// whether any piece reached the bucket.
     mutating func credit(_ bucket: Bucket, sum: inout Double, seconds: inout CategorySeconds) -> Bool {
+        settle(before: bucket.end)
         var touched = false
         var kept = 0
         for a in active.indices {

@@ -401,13 +401,10 @@ extension Store {
     private func intervalCredits(
         _ plan: AggregatePlan, options: AggregateOptions, categoryValues: inout [Int64]
     ) throws(TSDBError) -> IntervalCredits {
-        // A sample's credit going wholly to its start's bucket needs all its counted pieces by the
-        // time that bucket closes, which later batches may hold: one batch then.
-        let batchSize = options.prorate || !options.deduplicate ? IntervalSampleBatches.defaultBatchSize : .max
         func batches() throws(TSDBError) -> IntervalSampleBatches {
             try IntervalSampleBatches(
                 self, type: plan.type, kind: plan.kind, from: plan.lo, to: plan.hi, options: options,
-                batchSize: batchSize, carry: options.deduplicate)
+                carry: options.deduplicate)
         }
         var samples = try batches()
         let first = try samples.next()

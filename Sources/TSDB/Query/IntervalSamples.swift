@@ -10,9 +10,12 @@
 /// samples; category samples need an integer value.
 struct IntervalSampleBatches {
     /// Samples, and the window `[from, to)` they answer for (`Int64.min` and `.max` where open).
+    /// `settled`: every sample starting before it has all its pieces in this batch or earlier
+    /// ones (the window's end, or the start of the first sample carried on).
     struct Batch {
         var samples: [IntervalSample]
         var from: Int64, to: Int64
+        var settled: Int64
     }
 
     private let readers: [SegmentReader]
@@ -75,7 +78,7 @@ struct IntervalSampleBatches {
         }
         guard !batch.isEmpty else { return nil }
         carried.removeAll()
-        return Batch(samples: ranked(), from: from, to: .max)
+        return Batch(samples: ranked(), from: from, to: .max, settled: .max)
     }
 
     /// Adds the decoded block's samples from ``nextSample`` on to the batch, `own` counting them;
@@ -117,7 +120,8 @@ struct IntervalSampleBatches {
         carried.removeAll(keepingCapacity: true)
         if carry { for s in batch where s.end > end { carried.append(s) } }
         defer { from = end }
-        return Batch(samples: ranked(), from: from, to: end)
+        let settled = carried.lazy.map(\.start).min() ?? end
+        return Batch(samples: ranked(), from: from, to: end, settled: min(settled, end))
     }
 
     /// Decodes the next block of `reader` reaching into the range into ``block``, if there is one.
@@ -158,8 +162,11 @@ struct CountedPieceStream {
     let deduplicate: Bool
     /// The last batch's piece reaching its window's end, and the pieces after it.
     private var held: [CountedPiece] = []
-    /// The pieces to hand out next, behind the held ones handed out before them.
-    private var ready: [CountedPiece]?
+    /// The pieces to hand out next, behind the held ones handed out before them, and what they
+    /// settle.
+    private var ready: (pieces: [CountedPiece], settled: Int64)?
+    /// Every sample starting before this has had all its pieces handed out.
+    private(set) var settled = Int64.min
     var blocksDecoded: Int { samples.blocksDecoded }
 
     /// `first`: the batch already read from `samples`, if any.
@@ -172,7 +179,8 @@ struct CountedPieceStream {
     mutating func next() throws(TSDBError) -> [CountedPiece]? {
         if let ready {
             self.ready = nil
-            return ready
+            settled = ready.settled
+            return ready.pieces
         }
         let batch: IntervalSampleBatches.Batch
         if let first {
@@ -181,11 +189,15 @@ struct CountedPieceStream {
         } else if let read = try samples.next() {
             batch = read
         } else {
+            settled = .max
             guard !held.isEmpty else { return nil }
             defer { held = [] }
             return held
         }
-        guard deduplicate else { return batch.samples.sorted { $0.start < $1.start }.map { CountedPiece($0) } }
+        guard deduplicate else {
+            settled = batch.settled
+            return batch.samples.sorted { $0.start < $1.start }.map { CountedPiece($0) }
+        }
         var pieces = SourceRanking.countedPieces(batch.samples)
         Self.cut(&pieces, to: batch.from, batch.to)
         if let open = held.first, open.end == batch.from, open.end > open.start,
@@ -197,6 +209,7 @@ struct CountedPieceStream {
             // Reaching this window's end too, it waits on, with the points lying in it.
             if held[0].end == batch.to && batch.to != .max {
                 held += pieces
+                settled = min(batch.settled, held[0].sampleStart)
                 return []
             }
         }
@@ -207,9 +220,14 @@ struct CountedPieceStream {
             held = Array(pieces[last...])
             pieces.removeSubrange(last...)
         }
+        // Held pieces are of samples carried on or lying in one (points): none starts earlier.
+        let batchSettled = min(batch.settled, held.first?.sampleStart ?? .max)
         // The pieces held from the batch before come first, on their own (not copied in front).
-        guard !before.isEmpty else { return pieces }
-        ready = pieces
+        guard !before.isEmpty else {
+            settled = batchSettled
+            return pieces
+        }
+        ready = (pieces, batchSettled)
         return before
     }
 
