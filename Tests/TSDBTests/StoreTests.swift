@@ -299,6 +299,25 @@ import Testing
         #expect(Set(try storedSamples(Store(at: folder.path))) == Set(try rawSampleSet(folder.path + "/raw").keys))
     }
 
+    /// Every type's segments in one pack file are read through one mapping of it, made once for
+    /// the store: a mapping per type faulted the same pages in again (five years' summary counted
+    /// its 15 MB pack as 85 MB resident).
+    @Test func typesInOnePackShareOneMappingOfIt() throws {
+        let folder = TemporaryFolder()
+        defer { folder.cleanup() }
+        try generate(folder.path, days: 3, seed: 4)
+        _ = try compact(folder.path)
+        let store = try Store(at: folder.path)
+        var starts: [String: Set<Int>] = [:]  // per file, where its mappings start
+        for type in ["HKQuantityTypeIdentifierHeartRate", "HKQuantityTypeIdentifierStepCount"] {
+            for reader in try store.segments(of: type) {
+                let base = reader.file.withBytes { Int(bitPattern: $0.baseAddress) } - reader.file.offset
+                starts[reader.file.path, default: []].insert(base)
+            }
+        }
+        #expect(!starts.isEmpty && starts.values.allSatisfy { $0.count == 1 }, "\(starts)")
+    }
+
     @Test func recompactionPublishesANewGenerationAndRemovesTheOld() throws {
         let folder = TemporaryFolder()
         defer { folder.cleanup() }
