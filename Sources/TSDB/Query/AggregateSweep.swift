@@ -113,7 +113,8 @@ struct IntervalCredits {
     private var stream: CountedPieceStream?
     /// The current batch's pieces with a length, clipped to the range, by start.
     private var spans: [CountedPiece] = []
-    /// The current batch's credits at an instant: (time, piece, share of the sample), by time.
+    /// The credits at an instant not yet given: (time, piece, share of the sample), by time; the
+    /// current batch's, and with `prorate` off those of the batches read to settle a bucket.
     private var instants: [(t: Int64, piece: CountedPiece, share: Double)] = []
     private var nextSpan = 0, nextInstant = 0
     /// The spans reaching past the last bucket credited.
