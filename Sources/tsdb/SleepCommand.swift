@@ -69,7 +69,8 @@ func printRows(_ header: [String], _ rows: [[String]], format: AggregateFormat) 
 /// A CSV field, quoted (RFC 4180) when it needs to be.
 func csvQuoted(_ s: String) -> String {
     // A character is a comma, quote or newline only if the text has that byte: most fields have
-    // none, and a look by characters was most of a year's CSV summary.
+    // none, and a look by characters was 16.7 M of the year's CSV summary's 72.3 M instructions
+    // of rendering (callgrind).
     let special: (UInt8) -> Bool = { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }
     if !s.utf8.contains(where: special) { return s }
     // "\r\n" is one character, not "\n".

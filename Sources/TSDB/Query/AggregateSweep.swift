@@ -174,19 +174,22 @@ struct IntervalCredits {
     /// current one come before any of the next.
     private mutating func refill() -> Bool {
         while nextSpan >= spans.count && nextInstant >= instants.count {
-            guard stream != nil else { return false }
-            do throws(TSDBError) {
-                if let pieces = try stream!.next() {
-                    load(pieces)
-                } else {
-                    blocksRead = stream!.blocksDecoded
-                    stream = nil
-                }
-            } catch {
-                (failure, blocksRead, stream) = (error, stream!.blocksDecoded, nil)
-            }
+            guard let pieces = nextBatch() else { return false }
+            load(pieces)
         }
         return true
+    }
+
+    /// The stream's next pieces; nil once it has ended or failed (the failure kept in ``failure``).
+    private mutating func nextBatch() -> [CountedPiece]? {
+        guard stream != nil else { return nil }
+        do throws(TSDBError) {
+            if let pieces = try stream!.next() { return pieces }
+        } catch {
+            failure = error
+        }
+        (blocksRead, stream) = (stream!.blocksDecoded, nil)
+        return nil
     }
 
     /// With `prorate` off, a sample's pieces all count at its start, and a later batch may hold
@@ -195,15 +198,8 @@ struct IntervalCredits {
     private mutating func settle(before t: Int64) {
         while !prorate, let s = stream, s.settled < t {
             let exhausted = nextSpan >= spans.count && nextInstant >= instants.count
-            do throws(TSDBError) {
-                guard let pieces = try stream!.next() else {
-                    (blocksRead, stream) = (stream!.blocksDecoded, nil)
-                    return
-                }
-                exhausted ? load(pieces) : addInstants(of: pieces)
-            } catch {
-                (failure, blocksRead, stream) = (error, stream!.blocksDecoded, nil)
-            }
+            guard let pieces = nextBatch() else { return }
+            exhausted ? load(pieces) : addInstants(of: pieces)
         }
     }
 

@@ -396,8 +396,8 @@ extension Store {
 
     /// The interval credits of an aggregate, reading the samples a batch at a time
     /// (``IntervalSampleBatches``). The first batch is read here, so its errors come before the
-    /// header; a category type's values, which the header holds, come from it when it is the only
-    /// one, else from reading the samples once more.
+    /// header; a category type's values, which the header holds, come from it when the blocks
+    /// hold too few samples for a second, else from reading the samples once more first.
     private func intervalCredits(
         _ plan: AggregatePlan, options: AggregateOptions, categoryValues: inout [Int64]
     ) throws(TSDBError) -> IntervalCredits {
@@ -407,15 +407,13 @@ extension Store {
                 carry: options.deduplicate)
         }
         var samples = try batches()
+        let category = plan.kind == .category
+        if category && !samples.readsOneBatch {
+            categoryValues = try self.categoryValues(of: plan.type, from: plan.lo, to: plan.hi, options: options)
+        }
         let first = try samples.next()
-        if plan.kind == .category, let first {
-            if try samples.next() == nil {
-                categoryValues = Set(first.samples.map { Int64($0.amount) }).sorted()
-            } else {
-                categoryValues = try self.categoryValues(of: plan.type, from: plan.lo, to: plan.hi, options: options)
-                samples = try batches()
-                _ = try samples.next()
-            }
+        if category && samples.readsOneBatch {
+            categoryValues = Set((first?.samples ?? []).map { Int64($0.amount) }).sorted()
         }
         let stream = CountedPieceStream(samples, first: first, deduplicate: options.deduplicate)
         return IntervalCredits(
@@ -724,10 +722,7 @@ extension Store {
     /// Whether neither end of `[lo, hi)` lies between the block's samples off the slot grid: else
     /// its slots cannot answer for it (a workout's heart rate, from 10:07 to 11:02, is decoded).
     static func rangeEdgesOnSlotGrid(_ s: BlockSummary, lo: Int64, hi: Int64) -> Bool {
-        func harmless(_ edge: Int64) -> Bool {
-            edge <= s.firstStart || edge > s.lastStart || edge % SlotSummary.micros == 0
-        }
-        return harmless(lo) && harmless(hi)
+        onGridOrOutside(lo, s.firstStart, s.lastStart + 1) && onGridOrOutside(hi, s.firstStart, s.lastStart + 1)
     }
 
     /// Whether `edge` lies outside `(first, end)` or on the slot grid.

@@ -26,6 +26,8 @@ struct IntervalSampleBatches {
     let batchSize: Int
     /// Samples covering a batch's end go on into the next.
     let carry: Bool
+    /// The blocks reaching into the range hold too few samples for a batch to end: one is all.
+    let readsOneBatch: Bool
     private var pairs: SourcePairs
     private var ranks: [Int32] = []
     private var keys: SegmentSourceKeys?
@@ -50,12 +52,17 @@ struct IntervalSampleBatches {
         (self.kind, self.lo, self.hi, self.batchSize, self.carry) = (kind, lo, hi, max(1, batchSize), carry)
         ranking = SourceRanking(priority: options.priority, type: type)
         pairs = SourcePairs(filter: options.source?.lowercased())
-        let reaching = readers.reduce(0) { $0 + $1.summaries.lazy.filter(reaches).map(\.sampleCount).reduce(0, +) }
+        let reaching = readers.reduce(0) { total, reader in
+            total + reader.summaries.lazy.filter { Self.reaches($0, lo, hi) }.map(\.sampleCount).reduce(0, +)
+        }
+        readsOneBatch = reaching <= self.batchSize
         batch.reserveCapacity(min(self.batchSize, reaching))
     }
 
     /// Whether a block holds samples reaching into the range.
-    private func reaches(_ s: BlockSummary) -> Bool { (s.maxEnd > lo || s.firstStart >= lo) && s.firstStart < hi }
+    private static func reaches(_ s: BlockSummary, _ lo: Int64, _ hi: Int64) -> Bool {
+        (s.maxEnd > lo || s.firstStart >= lo) && s.firstStart < hi
+    }
 
     /// The next batch, its samples in the store's order (the carried ones first), ranked; nil
     /// when all are read.
@@ -126,7 +133,7 @@ struct IntervalSampleBatches {
 
     /// Decodes the next block of `reader` reaching into the range into ``block``, if there is one.
     private mutating func decodeNextBlock(of reader: SegmentReader) throws(TSDBError) {
-        while nextBlock < reader.blockCount && !reaches(reader.summaries[nextBlock]) { nextBlock += 1 }
+        while nextBlock < reader.blockCount && !Self.reaches(reader.summaries[nextBlock], lo, hi) { nextBlock += 1 }
         guard nextBlock < reader.blockCount else { return }
         try reader.decode(block: nextBlock, into: block, columns: ColumnSet.values.union([.ends, .sources]))
         blocksDecoded += 1

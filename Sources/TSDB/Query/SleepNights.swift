@@ -75,7 +75,8 @@ extension Store {
     /// The night of wake-up day `day`, `[a, b)`, from its pieces (in start order); nil if none
     /// reaches into it. SleepAnalysis' six values are added up in a small array, the way a
     /// dictionary of them would, value by value in the pieces' order: hashing each piece's value
-    /// twice (its seconds, whether it is asleep) was most of a night's ~24 K instructions.
+    /// twice (its seconds, whether it is asleep) was ~10 K of a night's ~24 K instructions (the
+    /// year's `tsdb sleep` 29.29 -> 25.54 M, callgrind).
     private static func night(_ day: Int64, _ pieces: [CountedPiece], from a: Int64, to b: Int64) -> SleepNight? {
         var known = [Double](repeating: 0, count: 6)
         var seen: UInt8 = 0
