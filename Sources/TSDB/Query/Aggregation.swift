@@ -50,6 +50,8 @@ public struct AggregateOptions: Sendable {
     public var priority = ["Watch", "iPhone"]
     /// Emit buckets that have no data.
     public var fill = false
+    /// Threads a long aggregate may run on (default: one per core); 1 keeps it on the caller's.
+    public var threads = AggregatePieces.onlineCores
 
     public init() {}
 }
@@ -369,28 +371,27 @@ extension Store {
             header(result, plan)
             return result
         }
-        var credits: IntervalCredits?
-        if plan.intervals {
-            credits = try intervalCredits(plan, options: options, categoryValues: &result.categoryValues)
-        }
-        header(result, plan)
         let walker = BucketWalker(
             spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
-        if credits == nil, plan.pointStatistics, let pieces = parallelPieces(plan, options: options, walker: walker) {
+        if plan.intervals ? options.prorate : plan.pointStatistics,
+            let pieces = parallelPieces(plan, options: options, walker: walker)
+        {
+            if plan.intervals && plan.kind == .category {
+                result.categoryValues = try categoryValues(of: type, from: plan.lo, to: plan.hi, options: options)
+            }
+            header(result, plan)
             try scanInPieces(
                 plan, pieces, options: options, walker: walker, result: &result, row: row,
                 holding: holding(), held: held)
             return result
         }
+        var credits: IntervalCredits?
+        if plan.intervals {
+            credits = try intervalCredits(plan, options: options, categoryValues: &result.categoryValues)
+        }
+        header(result, plan)
         var sweep = AggregateSweep(plan: plan, walker: walker, fill: options.fill, credits: credits)
-        if plan.pointStatistics {
-            try scanPoints(plan, options: options, sweep: &sweep, result: &result, row: row)
-        }
-        sweep.finish(row)
-        if let credits = sweep.credits {
-            if let failure = credits.failure { throw failure }
-            result.blocksDecoded += credits.blocksDecoded
-        }
+        try sweepPiece(plan, options, &sweep, &result, row)
         return result
     }
 
@@ -401,12 +402,9 @@ extension Store {
     private func intervalCredits(
         _ plan: AggregatePlan, options: AggregateOptions, categoryValues: inout [Int64]
     ) throws(TSDBError) -> IntervalCredits {
-        func batches() throws(TSDBError) -> IntervalSampleBatches {
-            try IntervalSampleBatches(
-                self, type: plan.type, kind: plan.kind, from: plan.lo, to: plan.hi, options: options,
-                carry: options.deduplicate)
-        }
-        var samples = try batches()
+        var samples = try IntervalSampleBatches(
+            self, type: plan.type, kind: plan.kind, from: plan.lo, to: plan.hi, options: options,
+            carry: options.deduplicate)
         let category = plan.kind == .category
         if category && !samples.readsOneBatch {
             categoryValues = try self.categoryValues(of: plan.type, from: plan.lo, to: plan.hi, options: options)
@@ -418,6 +416,19 @@ extension Store {
         let stream = CountedPieceStream(samples, first: first, deduplicate: options.deduplicate)
         return IntervalCredits(
             stream, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
+    }
+
+    /// The interval credits of one piece of a long aggregate (``scanInPieces``), its first batch
+    /// read when first asked for. Prorated only: a sample counting wholly at its start would need
+    /// the pieces of samples that start in later pieces and cover it.
+    func pieceCredits(_ piece: AggregatePlan, options: AggregateOptions) throws(TSDBError) -> IntervalCredits {
+        precondition(options.prorate, "pieces of an aggregate credit prorated samples only")
+        let samples = try IntervalSampleBatches(
+            self, type: piece.type, kind: piece.kind, from: piece.lo, to: piece.hi, options: options,
+            carry: options.deduplicate)
+        let stream = CountedPieceStream(samples, first: nil, deduplicate: options.deduplicate)
+        return IntervalCredits(
+            stream, lo: piece.lo, hi: piece.hi, prorate: true, category: piece.kind == .category)
     }
 
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {

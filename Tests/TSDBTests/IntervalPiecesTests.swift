@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+
+@testable import TSDB
+@testable import TSDBSynthetic
+
+/// Sums over intervals on two threads (``Store/parallelPieces(_:options:walker:)`` with interval
+/// credits per piece): every row is the one-thread aggregate's to the last bit, and a batch that
+/// cannot be read fails the aggregate with no short row; batches grow with what they carry.
+@Suite struct IntervalPiecesTests {
+    typealias Raw = AggregateCorrectnessTests.Raw
+    static let (steps, sleep) = (IntervalBatchesTests.steps, IntervalBatchesTests.sleep)
+    static let micros = IntervalBatchesTests.micros
+
+    /// Enough samples of five sources for a few pieces.
+    static func store(_ type: String, seed: UInt64) throws -> (Store, TemporaryFolder) {
+        var rng = SplitMix64(seed: seed)
+        let perSource = 2 * AggregatePieces.minimumIntervalSamples / AggregateCorrectnessTests.sources.count + 1500
+        return try AggregateCorrectnessTests().store(
+            IntervalBatchesTests.samples(&rng, perSource: perSource, values: type == sleep ? 6 : 300), type: type,
+            unit: type == steps ? "count" : nil)
+    }
+
+    /// A row as text, sums by their bits.
+    static func text(_ r: AggregateRow) -> String {
+        let values = Statistic.allCases.map { r.values[$0].map { "\($0.bitPattern)" } ?? "-" }
+        return "\(r.start) \(r.end) \(values) \(r.seconds.byValue.sorted { $0.key < $1.key })"
+    }
+
+    func options(_ zone: String, _ bucket: String, threads: Int) throws -> AggregateOptions {
+        var o = AggregateOptions()
+        o.zone = try TimeZoneRules.named(zone)
+        o.bucket = try BucketSpec.parse(bucket)
+        o.threads = threads
+        return o
+    }
+
+    @Test(arguments: [steps, sleep])
+    func piecesGiveTheOneThreadRows(type: String) throws {
+        let (store, folder) = try Self.store(type, seed: type == Self.steps ? 41 : 42)
+        defer { folder.cleanup() }
+        let first = IntervalBatchesTests.firstMinute
+        let ranges: [(Int64?, Int64?)] = [
+            (nil, nil), (Self.micros(first + 1000) + 7, Self.micros(first + 100_000) + 11),
+        ]
+        for (zone, bucket) in [("UTC", "day"), ("Australia/Lord_Howe", "hour"), ("Asia/Kathmandu", "week")] {
+            for (deduplicate, fill, stats) in [
+                (true, false, nil), (false, false, nil), (true, true, [Statistic.sum, .count, .max]),
+            ] as [(Bool, Bool, [Statistic]?)] {
+                for (from, to) in ranges {
+                    var two = try options(zone, bucket, threads: 2)
+                    (two.deduplicate, two.fill, two.statistics) = (deduplicate, fill, type == Self.steps ? stats : nil)
+                    var one = two
+                    one.threads = 1
+                    let context = "\(zone) \(bucket) dedupe \(deduplicate) fill \(fill) \(String(describing: from))"
+                    let plan = store.aggregatePlan(type, from: from, to: to, options: two)
+                    let walker = BucketWalker(spec: two.bucket, zone: two.zone, from: plan.lo, to: plan.hi)
+                    let pieces = try #require(store.parallelPieces(plan, options: two, walker: walker), "\(context)")
+                    #expect(pieces.count >= 2, "\(context)")
+                    #expect(store.parallelPieces(plan, options: one, walker: walker) == nil)
+                    let (a, b) = (
+                        try store.aggregate(type, from: from, to: to, options: two),
+                        try store.aggregate(type, from: from, to: to, options: one)
+                    )
+                    #expect(a.categoryValues == b.categoryValues && !a.rows.isEmpty, "\(context)")
+                    let (rowsA, rowsB) = (a.rows.map(Self.text), b.rows.map(Self.text))
+                    let i = rowsA.indices.first { $0 >= rowsB.count || rowsA[$0] != rowsB[$0] } ?? rowsA.count
+                    let difference = "\(rowsA.dropFirst(i).prefix(1)) against \(rowsB.dropFirst(i).prefix(1))"
+                    #expect(rowsA == rowsB, "\(context): \(rowsA.count), \(rowsB.count) rows, from \(i): \(difference)")
+                }
+            }
+        }
+    }
+
+    /// With `prorate` off a sample counts wholly at its start, where its later pieces are not
+    /// known to the piece holding it: one thread.
+    @Test func samplesCountedAtTheirStartStayOnOneThread() throws {
+        let (store, folder) = try Self.store(Self.steps, seed: 43)
+        defer { folder.cleanup() }
+        var o = try options("UTC", "day", threads: 2)
+        o.prorate = false
+        let plan = store.aggregatePlan(Self.steps, from: nil, to: nil, options: o)
+        let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
+        #expect(store.parallelPieces(plan, options: o, walker: walker) != nil, "the range is long enough")
+        var one = o
+        one.threads = 1
+        #expect(try store.aggregate(Self.steps, options: o).rows == store.aggregate(Self.steps, options: one).rows)
+    }
+
+    /// A damaged block in a later piece: the aggregate throws it, and the rows handed out before
+    /// are right (the bucket it cut short is not among them).
+    @Test(arguments: [1, 2])
+    func aDamagedBlockFailsTheAggregateWithNoShortRow(threads: Int) throws {
+        let (store, folder) = try Self.store(Self.steps, seed: 44)
+        defer { folder.cleanup() }
+        let options = try options("UTC", "day", threads: threads)
+        let good = try store.aggregate(Self.steps, options: options).rows
+        let march = try #require(store.segmentEntries(of: Self.steps).first { $0.year == 2025 && $0.month == 3 })
+        let reader = try SegmentReader(
+            path: folder.path + "/tsdb/" + march.path, offset: march.offset, count: march.size)
+        try flipByte(reader.locations[0].offset + 5, of: march, in: folder.path + "/tsdb", mask: 0x20)
+        let damaged = try Store(at: folder.path)
+        let plan = damaged.aggregatePlan(Self.steps, from: nil, to: nil, options: options)
+        let walker = BucketWalker(spec: options.bucket, zone: options.zone, from: plan.lo, to: plan.hi)
+        #expect((damaged.parallelPieces(plan, options: options, walker: walker) != nil) == (threads > 1))
+        var rows: [AggregateRow] = []
+        let e = caught {
+            _ = try damaged.aggregate(Self.steps, options: options, header: { _ in }, row: { rows.append($0) })
+        }
+        #expect(e?.message.contains("CRC mismatch") == true, "\(String(describing: e))")
+        #expect(!rows.isEmpty && rows.count < good.count)
+        #expect(rows == Array(good.prefix(rows.count)))
+        #expect(rows.last!.end <= reader.summaries[0].firstStart)
+    }
+
+    /// Long samples covering many short ones are carried into every batch they reach: a batch
+    /// then takes twice as many samples of its own as it carries, so carrying costs at most half
+    /// of what a batch ranks and cuts.
+    @Test func aBatchTakesTwiceWhatItCarries() throws {
+        let first = IntervalBatchesTests.firstMinute
+        let long = (0..<60).map { i in Raw(start: first + Int64(i), end: first + 20_000, value: 5, source: 1) }
+        let short = (0..<3000).map { i in
+            Raw(start: first + 100 + Int64(i) * 5, end: first + 102 + Int64(i) * 5, value: 1, source: i % 2 * 4)
+        }
+        let (store, folder) = try AggregateCorrectnessTests().store(long + short, type: Self.steps, unit: "count")
+        defer { folder.cleanup() }
+        var batches = try IntervalSampleBatches(
+            store, type: Self.steps, kind: .cumulative, from: .min, to: .max, options: AggregateOptions(),
+            batchSize: 16)
+        var (seen, count) = (0, 0)
+        while let batch = try batches.next() {
+            let own = batch.samples.filter { $0.start >= batch.from }.count
+            let carried = batch.samples.count - own
+            seen += own
+            count += 1
+            if batch.to != .max {
+                #expect(own >= max(16, 2 * carried), "batch \(count): \(own) own, \(carried) carried")
+            }
+        }
+        #expect(seen == long.count + short.count && count > 2)
+    }
+}
