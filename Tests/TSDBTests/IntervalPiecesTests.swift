@@ -72,6 +72,34 @@ import Testing
         }
     }
 
+    /// Nights of a long range are cut between nights for two cores: each is the one-thread
+    /// night, in order, in the wearer's zone and in others, over the whole span and part of it.
+    @Test func nightsInPiecesAreTheOneThreadNights() throws {
+        let (store, folder) = try Self.store(Self.sleep, seed: 45)
+        defer { folder.cleanup() }
+        let first = IntervalBatchesTests.firstMinute
+        for zone in ["UTC", "Australia/Lord_Howe", "America/St_Johns"] {
+            for (from, to) in [(nil, nil), (Self.micros(first + 2000) + 3, Self.micros(first + 110_000))]
+                as [(Int64?, Int64?)]
+            {
+                var two = try options(zone, "day", threads: 2)
+                two.bucket = .none
+                var one = two
+                one.threads = 1
+                let firstDay = BucketWalker.localDay(from ?? Self.micros(first), two.zone)
+                let cuts = store.nightPieces(firstDay, firstDay + 80, from: .min, to: .max, options: two)
+                #expect(
+                    cuts.count > 2
+                        && store.nightPieces(firstDay, firstDay + 80, from: .min, to: .max, options: one).count == 2)
+                let (a, b) = (
+                    try store.sleepNights(from: from, to: to, options: two),
+                    try store.sleepNights(from: from, to: to, options: one)
+                )
+                #expect(a.count > 40 && a == b, "\(zone) \(String(describing: from)): \(a.count) and \(b.count) nights")
+            }
+        }
+    }
+
     /// With `prorate` off a sample counts wholly at its start, where its later pieces are not
     /// known to the piece holding it: one thread.
     @Test func samplesCountedAtTheirStartStayOnOneThread() throws {

@@ -228,23 +228,7 @@ struct RankGroups {
 
     init(_ input: [IntervalSample]) {
         precondition(input.count <= Int(Int32.max), "more interval samples than 32-bit places reach")
-        var keys: [Int64] = []
-        var groupOf = [Int32](repeating: 0, count: input.count)
-        var many: [Int64: Int32] = [:]  // looked up only past a few distinct ranks
-        input.withUnsafeBufferPointer { input in
-            groupOf.withUnsafeMutableBufferPointer { groupOf in
-                var lastKey: Int64?
-                var lastGroup: Int32 = 0
-                for i in 0..<input.count {
-                    let key = Self.key(input[i])
-                    if key != lastKey {
-                        lastKey = key
-                        lastGroup = Self.group(of: key, keys: &keys, many: &many)
-                    }
-                    groupOf[i] = lastGroup
-                }
-            }
-        }
+        let (keys, groupOf) = Self.groups(input)
         // Each group's place in rank order, then a counting sort by it (stable).
         var place = [Int](repeating: 0, count: keys.count)
         for (p, g) in keys.indices.sorted(by: { keys[$0] < keys[$1] }).enumerated() { place[g] = p }
@@ -252,14 +236,26 @@ struct RankGroups {
         for g in groupOf { next[place[Int(g)] + 1] += 1 }
         for p in 0..<keys.count { next[p + 1] += next[p] }
         ends = Array(next.dropFirst())
+        // Whether a group's samples come in (start, end) order, checked as they are placed.
+        var inOrder = [Bool](repeating: true, count: keys.count)
         order = [Int32](unsafeUninitializedCapacity: input.count) { out, written in
-            groupOf.withUnsafeBufferPointer { groupOf in
-                place.withUnsafeBufferPointer { place in
-                    next.withUnsafeMutableBufferPointer { next in
-                        for i in 0..<groupOf.count {
-                            let p = place[Int(groupOf[i])]
-                            out[next[p]] = Int32(i)
-                            next[p] += 1
+            input.withUnsafeBufferPointer { s in
+                groupOf.withUnsafeBufferPointer { groupOf in
+                    place.withUnsafeBufferPointer { place in
+                        next.withUnsafeMutableBufferPointer { next in
+                            inOrder.withUnsafeMutableBufferPointer { inOrder in
+                                let firsts = Array(next.prefix(keys.count))
+                                for i in 0..<groupOf.count {
+                                    let p = place[Int(groupOf[i])]
+                                    let at = next[p]
+                                    if at > firsts[p] {
+                                        let last = s[Int(out[at - 1])]
+                                        if (s[i].start, s[i].end) < (last.start, last.end) { inOrder[p] = false }
+                                    }
+                                    out[at] = Int32(i)
+                                    next[p] = at + 1
+                                }
+                            }
                         }
                     }
                 }
@@ -271,31 +267,48 @@ struct RankGroups {
             func before(_ a: Int32, _ b: Int32) -> Bool {
                 (s[Int(a)].start, s[Int(a)].end) < (s[Int(b)].start, s[Int(b)].end)
             }
-            for g in 0..<count {
-                let r = range(g)
-                let inOrder = order.withUnsafeBufferPointer { o in
-                    var i = r.lowerBound + 1
-                    while i < r.upperBound && !before(o[i], o[i - 1]) { i += 1 }
-                    return i >= r.upperBound
-                }
-                if !inOrder { order[r].sort(by: before) }
-            }
+            for g in 0..<count where !inOrder[g] { order[range(g)].sort(by: before) }
         }
+    }
+
+    /// The distinct keys in the order first met, and each sample's group (its key's place there):
+    /// found by a look along the keys while they are few (a phone and a watch: two), then by
+    /// hashing. Calling a function per change of key took ~24 instructions a sample, and a year
+    /// of steps changes key at most samples.
+    private static func groups(_ input: [IntervalSample]) -> (keys: [Int64], groupOf: [Int32]) {
+        var keys: [Int64] = []
+        var many: [Int64: Int32] = [:]  // past `few` distinct keys
+        let few = 16
+        let groupOf = [Int32](unsafeUninitializedCapacity: input.count) { out, written in
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: few) { known in
+                var knownCount = 0
+                input.withUnsafeBufferPointer { input in
+                    for i in 0..<input.count {
+                        let key = Self.key(input[i])
+                        var g = 0
+                        while g < knownCount && known[g] != key { g += 1 }
+                        if g == knownCount {
+                            if knownCount < few {
+                                known[g] = key
+                                knownCount += 1
+                                keys.append(key)
+                            } else if let found = many[key] {
+                                g = Int(found)
+                            } else {
+                                g = keys.count
+                                keys.append(key)
+                                many[key] = Int32(g)
+                            }
+                        }
+                        out[i] = Int32(g)
+                    }
+                }
+            }
+            written = input.count
+        }
+        return (keys, groupOf)
     }
 
     /// The order of ranks: as ``SourceRanking/countedPieces(_:)`` has always keyed them.
     private static func key(_ s: IntervalSample) -> Int64 { Int64(s.rank.source) << 32 | Int64(s.rank.value) }
-
-    /// The group of `key`, a new one if it is new: found by a look along a few keys, then by hashing.
-    private static func group(of key: Int64, keys: inout [Int64], many: inout [Int64: Int32]) -> Int32 {
-        if let known = keys.count <= 16 ? keys.firstIndex(of: key).map(Int32.init) : many[key] { return known }
-        let group = Int32(keys.count)
-        keys.append(key)
-        if keys.count == 17 {
-            for (g, k) in keys.enumerated() { many[k] = Int32(g) }
-        } else if keys.count > 17 {
-            many[key] = group
-        }
-        return group
-    }
 }

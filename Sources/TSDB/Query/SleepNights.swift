@@ -37,6 +37,42 @@ extension Store {
         let firstDay = max(localDay(from ?? dataStart), localDay(dataStart))
         let lastDay = min(localDay((to ?? dataEnd + 86_400_000_000) - 1), localDay(dataEnd) + 1)
         guard lastDay >= firstDay else { return [] }
+        let cuts = nightPieces(firstDay, lastDay, from: noon(firstDay - 1), to: noon(lastDay), options: options)
+        guard cuts.count > 2 else { return try nights(firstDay, lastDay, options: options) }
+        // Long ranges on two cores (``InOrderPieces``), cut between nights: a night's pieces are
+        // those of the samples reaching into it, read by whichever piece holds the night.
+        var nights: [SleepNight] = []
+        try InOrderPieces.run(
+            count: cuts.count - 1,
+            stream: { (i) throws(TSDBError) in nights += try self.nights(cuts[i], cuts[i + 1] - 1, options: options) },
+            hold: { (i) throws(TSDBError) in try self.nights(cuts[i], cuts[i + 1] - 1, options: options) },
+            handOut: { nights += $0 })
+        return nights
+    }
+
+    /// Wake-up days cutting `firstDay...lastDay` into pieces of about equal days for two cores,
+    /// each piece `[cuts[i], cuts[i + 1])`; no cut (`[firstDay, lastDay + 1]`) when the samples
+    /// of the months reaching into the nights (`[lo, hi)`) are too few
+    /// (``AggregatePieces/minimumIntervalSamples`` a piece).
+    func nightPieces(
+        _ firstDay: Int64, _ lastDay: Int64, from lo: Int64, to hi: Int64, options: AggregateOptions
+    ) -> [Int64] {
+        let entries = segmentEntries(of: Self.sleepType).filter { $0.maxEnd > lo && $0.firstStart < hi }
+        let samples = entries.reduce(0) { $0 + Int($1.sampleCount) }
+        let days = lastDay - firstDay + 1
+        let enough = samples / AggregatePieces.minimumIntervalSamples
+        guard options.threads > 1, enough >= 2, days >= 4 else { return [firstDay, lastDay + 1] }
+        let pieces = Int64(min(AggregatePieces.maximumPieces, enough + enough % 2, Int(days / 2)))
+        return (0...pieces).map { firstDay + days * $0 / pieces }
+    }
+
+    /// The nights of wake-up days `firstDay...lastDay`, in order.
+    private func nights(_ firstDay: Int64, _ lastDay: Int64, options: AggregateOptions) throws(TSDBError)
+        -> [SleepNight]
+    {
+        let zone = options.zone
+        func localDay(_ t: Int64) -> Int64 { BucketWalker.localDay(t, zone) }
+        func noon(_ day: Int64) -> Int64 { zone.utc(fromLocal: day * 86_400 + 43_200) * 1_000_000 }
         let windowStart = noon(firstDay - 1)
         let windowEnd = noon(lastDay)
         let batches = try IntervalSampleBatches(
