@@ -183,14 +183,24 @@ func formatCount(_ n: Int) -> String {
 /// Pads columns for a plain-text table; control characters in cells are shown escaped.
 func renderTable(_ header: [String], _ rows: [[String]]) -> String {
     let rows = rows.map { $0.map(displaySafe) }
+    // Each cell's width counted once, and lines made as bytes: padding each cell with a string of
+    // its own and joining them was 7.5 M of a year's 33 M instructions of `tsdb workouts`.
+    let counts = rows.map { $0.map(\.count) }
     var widths = header.map(\.count)
-    for r in rows { for (i, c) in r.enumerated() { widths[i] = max(widths[i], c.count) } }
-    func line(_ cells: [String]) -> String {
-        cells.enumerated().map { i, c in c + String(repeating: " ", count: widths[i] - c.count) }.joined(
-            separator: "  ")
+    for r in counts { for (i, n) in r.enumerated() { widths[i] = max(widths[i], n) } }
+    var out: [UInt8] = []
+    func line(_ cells: [String], _ counts: [Int]) {
+        for (i, cell) in cells.enumerated() {
+            if i > 0 { out.append(contentsOf: "  ".utf8) }
+            out.append(contentsOf: cell.utf8)
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[i] - counts[i]))
+        }
+        out.append(UInt8(ascii: "\n"))
     }
-    return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + rows.map(line)).joined(
-        separator: "\n") + "\n"
+    line(header, header.map(\.count))
+    line(widths.map { String(repeating: "-", count: $0) }, widths)
+    for (r, n) in zip(rows, counts) { line(r, n) }
+    return String(decoding: out, as: UTF8.self)
 }
 
 /// A plain-text table written as rows arrive: column widths come from the first rows (held

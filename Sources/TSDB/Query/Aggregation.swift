@@ -432,17 +432,19 @@ extension Store {
     }
 
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {
-        let kind = TypeCatalog.kind(of: type)
+        let style = HealthKitTypes.style(of: type)
+        let kind = TypeCatalog.kind(of: type, style: style)
         let stats = options.statistics ?? AggregatePlan.defaultStatistics(kind)
-        let entries = segmentEntries(of: type)
         let intervals = (kind == .cumulative && stats.contains(.sum)) || kind == .category
+        // The stored span only where a bound is open: a workout's heart rate asks with both given.
+        let entries = from == nil || to == nil ? segmentEntries(of: type) : []
         let lo = max(from ?? (entries.map(\.firstStart).min() ?? 0), AggregatePlan.earliest)
         let hi = min(
             to ?? ((intervals ? entries.map(\.maxEnd).max() : entries.map(\.lastStart).max()).map { $0 + 1 } ?? 0),
             AggregatePlan.latest)
         let pointStatistics = stats.contains { !(kind == .cumulative && $0 == .sum) }
         return AggregatePlan(
-            type: type, kind: kind, style: HealthKitTypes.style(of: type), statistics: stats, lo: lo, hi: hi,
+            type: type, kind: kind, style: style, statistics: stats, lo: lo, hi: hi,
             pointStatistics: pointStatistics, intervals: intervals,
             needsValues: stats.contains { $0.quantile != nil },
             needsOrder: stats.contains(.first) || stats.contains(.last), needsSpread: stats.contains(.stddev),

@@ -36,10 +36,14 @@ public struct TypeCatalog: Sendable {
     public func kind(of type: String) -> Kind { Self.kind(of: type) }
 
     /// A type's kind follows from its identifier alone: no catalog (and none of its tables) is needed.
-    public static func kind(of type: String) -> Kind {
+    public static func kind(of type: String) -> Kind { kind(of: type, style: HealthKitTypes.style(of: type)) }
+
+    /// ``kind(of:)`` with the type's style (``HealthKitTypes/style(of:)``) given, asked for only
+    /// for a quantity type.
+    static func kind(of type: String, style: @autoclosure () -> AggregationStyle) -> Kind {
         if type == "HKWorkoutTypeIdentifier" { return .workout }
         if type.hasPrefix("HKCategoryTypeIdentifier") { return .category }
-        return HealthKitTypes.style(of: type) == .cumulative ? .cumulative : .discrete
+        return style() == .cumulative ? .cumulative : .discrete
     }
 
     /// The aggregation style of a quantity type (``HealthKitTypes``); unknown identifiers are discrete.

@@ -76,12 +76,12 @@ extension Store {
     public func workouts(from: Int64, to: Int64, with other: String? = nil) throws(TSDBError) -> [WorkoutSummary] {
         var out: [WorkoutSummary] = []
         var cursor = try samples(of: "HKWorkoutTypeIdentifier", from: from, to: to)
+        let cumulative = other.map { catalog.kind(of: $0) == .cumulative } ?? false
+        var o = AggregateOptions()
+        o.statistics = cumulative ? [.count, .sum] : [.count, .min, .mean, .max]
         while let s = try cursor.next() {
             var w = WorkoutSummary(s, catalog: catalog)
             if let other {
-                var o = AggregateOptions()
-                let cumulative = catalog.kind(of: other) == .cumulative
-                o.statistics = cumulative ? [.count, .sum] : [.count, .min, .mean, .max]
                 let row = try aggregate(other, from: w.start, to: max(w.end, w.start + 1), options: o).rows.first
                 w.with = (
                     Int(row?.values[.count] ?? 0), row?.values[.min], row?.values[.mean], row?.values[.max],
