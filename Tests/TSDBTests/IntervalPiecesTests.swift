@@ -72,6 +72,30 @@ import Testing
         }
     }
 
+    /// Rows laid out in columns (``Store/aggregateColumns(_:from:to:options:)``, what charts and the
+    /// dashboard read) come from pieces too, into each piece's chunk: the one-thread columns.
+    @Test(arguments: [steps, sleep])
+    func columnsFromPiecesAreTheOneThreadColumns(type: String) throws {
+        let (store, folder) = try Self.store(type, seed: type == Self.steps ? 46 : 47)
+        defer { folder.cleanup() }
+        for bucket in ["day", "hour"] {
+            let two = try options("Europe/Paris", bucket, threads: 2)
+            var one = two
+            one.threads = 1
+            let plan = store.aggregatePlan(type, from: nil, to: nil, options: two)
+            let walker = BucketWalker(spec: two.bucket, zone: two.zone, from: plan.lo, to: plan.hi)
+            #expect(store.parallelPieces(plan, options: two, walker: walker) != nil)
+            let (a, b) = (
+                try store.aggregateColumns(type, options: two), try store.aggregateColumns(type, options: one)
+            )
+            #expect(a.starts.count > 50 && a.starts == b.starts && a.ends == b.ends, "\(bucket)")
+            #expect(a.values.map { $0.map(\.bitPattern) } == b.values.map { $0.map(\.bitPattern) }, "\(bucket)")
+            #expect(a.seconds.map { $0.map(\.bitPattern) } == b.seconds.map { $0.map(\.bitPattern) }, "\(bucket)")
+            let filled = (type == Self.sleep ? a.seconds : a.values).contains { !$0.isEmpty }
+            #expect(filled)
+        }
+    }
+
     /// Nights of a long range are cut between nights for two cores: each is the one-thread
     /// night, in order, in the wearer's zone and in others, over the whole span and part of it.
     @Test func nightsInPiecesAreTheOneThreadNights() throws {
