@@ -5,8 +5,9 @@ import Testing
 @testable import TSDBSynthetic
 
 /// Sums over intervals on two threads (``Store/parallelPieces(_:options:walker:)`` with interval
-/// credits per piece): every row is the one-thread aggregate's to the last bit, and a batch that
-/// cannot be read fails the aggregate with no short row; batches grow with what they carry.
+/// credits per piece): every row is the one-thread aggregate's to the last bit, prorated or each
+/// sample wholly at its start, and a batch that cannot be read fails the aggregate with no short
+/// row; batches grow with what they carry.
 @Suite struct IntervalPiecesTests {
     typealias Raw = AggregateCorrectnessTests.Raw
     static let (steps, sleep) = (IntervalBatchesTests.steps, IntervalBatchesTests.sleep)
@@ -44,15 +45,17 @@ import Testing
             (nil, nil), (Self.micros(first + 1000) + 7, Self.micros(first + 100_000) + 11),
         ]
         for (zone, bucket) in [("UTC", "day"), ("Australia/Lord_Howe", "hour"), ("Asia/Kathmandu", "week")] {
-            for (deduplicate, fill, stats) in [
-                (true, false, nil), (false, false, nil), (true, true, [Statistic.sum, .count, .max]),
-            ] as [(Bool, Bool, [Statistic]?)] {
+            for (deduplicate, fill, stats, prorate) in [
+                (true, false, nil, true), (false, false, nil, true), (true, true, [Statistic.sum, .count, .max], true),
+                (true, false, nil, false), (false, true, nil, false),
+            ] as [(Bool, Bool, [Statistic]?, Bool)] {
                 for (from, to) in ranges {
                     var two = try options(zone, bucket, threads: 2)
-                    (two.deduplicate, two.fill, two.statistics) = (deduplicate, fill, type == Self.steps ? stats : nil)
+                    (two.deduplicate, two.fill, two.prorate) = (deduplicate, fill, prorate)
+                    two.statistics = type == Self.steps ? stats : nil
                     var one = two
                     one.threads = 1
-                    let context = "\(zone) \(bucket) dedupe \(deduplicate) fill \(fill) \(String(describing: from))"
+                    let context = "\(zone) \(bucket) \(deduplicate) \(fill) \(prorate) \(String(describing: from))"
                     let plan = store.aggregatePlan(type, from: from, to: to, options: two)
                     let walker = BucketWalker(spec: two.bucket, zone: two.zone, from: plan.lo, to: plan.hi)
                     let pieces = try #require(store.parallelPieces(plan, options: two, walker: walker), "\(context)")
@@ -122,21 +125,6 @@ import Testing
                 #expect(a.count > 40 && a == b, "\(zone) \(String(describing: from)): \(a.count) and \(b.count) nights")
             }
         }
-    }
-
-    /// With `prorate` off a sample counts wholly at its start, where its later pieces are not
-    /// known to the piece holding it: one thread.
-    @Test func samplesCountedAtTheirStartStayOnOneThread() throws {
-        let (store, folder) = try Self.store(Self.steps, seed: 43)
-        defer { folder.cleanup() }
-        var o = try options("UTC", "day", threads: 2)
-        o.prorate = false
-        let plan = store.aggregatePlan(Self.steps, from: nil, to: nil, options: o)
-        let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: plan.lo, to: plan.hi)
-        #expect(store.parallelPieces(plan, options: o, walker: walker) != nil, "the range is long enough")
-        var one = o
-        one.threads = 1
-        #expect(try store.aggregate(Self.steps, options: o).rows == store.aggregate(Self.steps, options: one).rows)
     }
 
     /// A damaged block in a later piece: the aggregate throws it, and the rows handed out before

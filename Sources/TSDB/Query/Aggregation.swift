@@ -373,7 +373,7 @@ extension Store {
         }
         let walker = BucketWalker(
             spec: options.bucket, zone: options.zone, weekStart: options.weekStart, from: plan.lo, to: plan.hi)
-        if plan.intervals ? options.prorate : plan.pointStatistics,
+        if plan.intervals || plan.pointStatistics,
             let pieces = parallelPieces(plan, options: options, walker: walker)
         {
             if plan.intervals && plan.kind == .category {
@@ -418,17 +418,29 @@ extension Store {
             stream, lo: plan.lo, hi: plan.hi, prorate: options.prorate, category: plan.kind == .category)
     }
 
-    /// The interval credits of one piece of a long aggregate (``scanInPieces``), its first batch
-    /// read when first asked for. Prorated only: a sample counting wholly at its start would need
-    /// the pieces of samples that start in later pieces and cover it.
-    func pieceCredits(_ piece: AggregatePlan, options: AggregateOptions) throws(TSDBError) -> IntervalCredits {
-        precondition(options.prorate, "pieces of an aggregate credit prorated samples only")
+    /// The interval credits of one piece of a long aggregate (``scanInPieces``) whose range ends
+    /// at `rangeEnd`, its first batch read when first asked for. With `prorate` off a sample
+    /// counts wholly at its start, so the pieces of the piece's samples are needed to their ends:
+    /// the samples reaching into them are read too, up to `rangeEnd` (where one thread stops
+    /// reading), so they count as they do on one thread.
+    func pieceCredits(
+        _ piece: AggregatePlan, options: AggregateOptions, rangeEnd: Int64
+    ) throws(TSDBError) -> IntervalCredits {
+        var readEnd = piece.hi
+        if !options.prorate {
+            for reader in try segments(of: piece.type, from: piece.lo, to: piece.hi) {
+                for s in reader.summaries where s.firstStart < piece.hi && s.lastStart >= piece.lo {
+                    readEnd = max(readEnd, s.maxEnd)
+                }
+            }
+            readEnd = min(readEnd, rangeEnd)
+        }
         let samples = try IntervalSampleBatches(
-            self, type: piece.type, kind: piece.kind, from: piece.lo, to: piece.hi, options: options,
+            self, type: piece.type, kind: piece.kind, from: piece.lo, to: readEnd, options: options,
             carry: options.deduplicate)
         let stream = CountedPieceStream(samples, first: nil, deduplicate: options.deduplicate)
         return IntervalCredits(
-            stream, lo: piece.lo, hi: piece.hi, prorate: true, category: piece.kind == .category)
+            stream, lo: piece.lo, hi: piece.hi, prorate: options.prorate, category: piece.kind == .category)
     }
 
     func aggregatePlan(_ type: String, from: Int64?, to: Int64?, options: AggregateOptions) -> AggregatePlan {

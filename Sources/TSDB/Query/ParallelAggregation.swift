@@ -439,7 +439,7 @@ extension Store {
     ) throws(TSDBError) {
         var piece = plan
         (piece.lo, piece.hi) = (pieces.cuts[i], pieces.cuts[i + 1])
-        let credits = plan.intervals ? try pieceCredits(piece, options: options) : nil
+        let credits = plan.intervals ? try pieceCredits(piece, options: options, rangeEnd: plan.hi) : nil
         var sweep = AggregateSweep(plan: piece, walker: walker, fill: options.fill, credits: credits)
         guard let chunk else { return try sweepPiece(piece, options, &sweep, &result, row) }
         try chunk.lend { (rows) throws(TSDBError) in
