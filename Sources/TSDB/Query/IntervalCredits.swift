@@ -273,8 +273,9 @@ struct RankGroups {
 
     /// The distinct keys in the order first met, and each sample's group (its key's place there):
     /// found by a look along the keys while they are few (a phone and a watch: two), then by
-    /// hashing. Calling a function per change of key took ~24 instructions a sample, and a year
-    /// of steps changes key at most samples.
+    /// hashing. A call per change of key, looking along an array, and a pass of its own to see
+    /// whether each group was in order made the grouping of the year's daily steps 2.42 M
+    /// instructions; this way, 2.05 M (callgrind).
     private static func groups(_ input: [IntervalSample]) -> (keys: [Int64], groupOf: [Int32]) {
         var keys: [Int64] = []
         var many: [Int64: Int32] = [:]  // past `few` distinct keys
