@@ -19,7 +19,7 @@ public struct ParquetExportOptions: Sendable {
     /// Written into every file's `created_by`.
     public var createdBy = "tsdb"
     /// Partitions written at once (each is an independent file).
-    public var threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    public var threads = Cores.online
 
     public init() {}
 }

@@ -114,10 +114,13 @@ import Testing
                 var one = two
                 one.threads = 1
                 let firstDay = BucketWalker.localDay(from ?? Self.micros(first), two.zone)
-                let cuts = store.nightPieces(firstDay, firstDay + 80, from: .min, to: .max, options: two)
+                let entries = store.segmentEntries(of: Self.sleep)
+                let cuts = store.nightPieces(firstDay, firstDay + 80, of: entries, from: .min, to: .max, options: two)
                 #expect(
                     cuts.count > 2
-                        && store.nightPieces(firstDay, firstDay + 80, from: .min, to: .max, options: one).count == 2)
+                        && store.nightPieces(firstDay, firstDay + 80, of: entries, from: .min, to: .max, options: one)
+                            .count == 2
+                )
                 let (a, b) = (
                     try store.sleepNights(from: from, to: to, options: two),
                     try store.sleepNights(from: from, to: to, options: one)

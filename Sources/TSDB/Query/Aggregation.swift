@@ -51,7 +51,7 @@ public struct AggregateOptions: Sendable {
     /// Emit buckets that have no data.
     public var fill = false
     /// Threads a long aggregate may run on (default: one per core); 1 keeps it on the caller's.
-    public var threads = AggregatePieces.onlineCores
+    public var threads = Cores.online
 
     public init() {}
 }

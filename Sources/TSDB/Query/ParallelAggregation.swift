@@ -24,8 +24,6 @@ struct AggregatePieces: Sendable {
     /// piece 1.70 ms (1.64-1.75); 8,192 1.24 (1.20-1.51); 4,096 1.73 (1.28-2.01), as the second
     /// thread's pieces fault in their memory anew.
     static let minimumIntervalSamples = 8_192
-    /// ``AggregateOptions/threads``' default.
-    static let onlineCores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     /// Below this many bucket edges inside blocks, a scan that takes whole blocks from their
     /// summaries is quicker on one thread, whatever the samples: a year of daily heart rate in UTC
     /// (~365 edges, each a block added up either side) took 0.70 ms in-process on one thread against

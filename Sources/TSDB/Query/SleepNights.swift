@@ -31,13 +31,13 @@ extension Store {
         }
         let zone = options.zone
         func localDay(_ t: Int64) -> Int64 { BucketWalker.localDay(t, zone) }
-        // Night of wake-up day D: [noon of D-1, noon of D), local.
-        func noon(_ day: Int64) -> Int64 { zone.utc(fromLocal: day * 86_400 + 43_200) * 1_000_000 }
+        func noon(_ day: Int64) -> Int64 { Self.noon(day, zone) }
         // Open or far-reaching bounds are cut to the nights that can hold data.
         let firstDay = max(localDay(from ?? dataStart), localDay(dataStart))
         let lastDay = min(localDay((to ?? dataEnd + 86_400_000_000) - 1), localDay(dataEnd) + 1)
         guard lastDay >= firstDay else { return [] }
-        let cuts = nightPieces(firstDay, lastDay, from: noon(firstDay - 1), to: noon(lastDay), options: options)
+        let cuts = nightPieces(
+            firstDay, lastDay, of: entries, from: noon(firstDay - 1), to: noon(lastDay), options: options)
         guard cuts.count > 2 else { return try nights(firstDay, lastDay, options: options) }
         // Long ranges on two cores (``InOrderPieces``), cut between nights: a night's pieces are
         // those of the samples reaching into it, read by whichever piece holds the night.
@@ -50,15 +50,23 @@ extension Store {
         return nights
     }
 
+    /// The instant (µs) of local noon on `day`: the night of wake-up day D is [noon of D-1, noon
+    /// of D).
+    private static func noon(_ day: Int64, _ zone: TimeZoneRules) -> Int64 {
+        zone.utc(fromLocal: day * 86_400 + 43_200) * 1_000_000
+    }
+
     /// Wake-up days cutting `firstDay...lastDay` into pieces of about equal days for two cores,
     /// each piece `[cuts[i], cuts[i + 1])`; no cut (`[firstDay, lastDay + 1]`) when the samples
-    /// of the months reaching into the nights (`[lo, hi)`) are too few
-    /// (``AggregatePieces/minimumIntervalSamples`` a piece).
+    /// of the months (`entries`, SleepAnalysis') reaching into the nights (`[lo, hi)`) are too
+    /// few (``AggregatePieces/minimumIntervalSamples`` a piece).
     func nightPieces(
-        _ firstDay: Int64, _ lastDay: Int64, from lo: Int64, to hi: Int64, options: AggregateOptions
+        _ firstDay: Int64, _ lastDay: Int64, of entries: [Manifest.SegmentEntry], from lo: Int64, to hi: Int64,
+        options: AggregateOptions
     ) -> [Int64] {
-        let entries = segmentEntries(of: Self.sleepType).filter { $0.maxEnd > lo && $0.firstStart < hi }
-        let samples = entries.reduce(0) { $0 + Int($1.sampleCount) }
+        let samples = entries.lazy.filter { $0.maxEnd > lo && $0.firstStart < hi }.reduce(0) {
+            $0 + Int($1.sampleCount)
+        }
         let days = lastDay - firstDay + 1
         let enough = samples / AggregatePieces.minimumIntervalSamples
         guard options.threads > 1, enough >= 2, days >= 4 else { return [firstDay, lastDay + 1] }
@@ -72,7 +80,7 @@ extension Store {
     {
         let zone = options.zone
         func localDay(_ t: Int64) -> Int64 { BucketWalker.localDay(t, zone) }
-        func noon(_ day: Int64) -> Int64 { zone.utc(fromLocal: day * 86_400 + 43_200) * 1_000_000 }
+        func noon(_ day: Int64) -> Int64 { Self.noon(day, zone) }
         let windowStart = noon(firstDay - 1)
         let windowEnd = noon(lastDay)
         let batches = try IntervalSampleBatches(

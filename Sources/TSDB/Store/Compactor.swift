@@ -16,7 +16,7 @@ public struct CompactionOptions: Sendable {
     /// Day files parsed in parallel per batch.
     public var batchSize = 16
     /// Parser threads (default: one per core).
-    public var threads = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    public var threads = Cores.online
     /// Ignore the previous state and rebuild every segment from the raw files.
     public var rebuild = false
     /// UTC months to rebuild from the raw files even if no raw file changed: what

@@ -1,6 +1,18 @@
 import CTSDBThreads
 import Dispatch
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The cores online, counted once: the default of every `threads` setting (compaction,
+/// aggregates, Parquet export).
+package enum Cores {
+    package static let online = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+}
+
 /// A second thread for work shared with the calling thread, started on another core.
 ///
 /// Measured here: Linux put a new thread (or a dispatch worker) on its busy parent's core, where
