@@ -29,6 +29,8 @@ def timed(cmd, repeat=1):
 
 
 SETTLE_SECONDS = 6
+# Ingests of tsdb and DuckDB each, alternating (medians compared; peak memory the largest of them).
+INGEST_ROUNDS = 3
 
 
 def settle():
@@ -132,7 +134,9 @@ PEER_CONFIGURATIONS = (
     "the whole-process ones a one-shot Python process. SQLite ingests through Python's json and one prepared "
     "`executemany` per day file inside a single transaction, then indexes (type, start) and VACUUMs; queries run "
     "in-process through Python's sqlite3 and end to end with the `sqlite3` CLI. tsdb runs `tsdb compact` and "
-    "`tsdb query` (in-process: its own `--timings`, which include writing the rows). Every timed ingest and each "
+    "`tsdb query` (in-process: its own `--timings`, which include writing the rows). tsdb's and DuckDB's ingests "
+    f"alternate, {INGEST_ROUNDS} of each, and their medians are compared (peak memory: the largest of the "
+    "runs); SQLite's is one run. Every timed ingest and each "
     f"timed new day starts after `sync` and a {SETTLE_SECONDS} s pause: this machine's ext4 has no journal, and "
     "without one creating a file skips the inodes deleted in the last 5-10 s, so a run right after another's "
     "deletions paid for them."
@@ -294,20 +298,23 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
     json_bytes = dir_bytes(raw, "**/*.json")
     r["json_bytes"] = json_bytes
 
-    # Ingest.
+    # Ingest: tsdb and DuckDB in turn, INGEST_ROUNDS times each, their medians compared, so a slow
+    # minute of this shared host (it moves the year's compaction by a fifth) falls on both, not on
+    # one system's only run. The first tsdb run starts with no store, the others rebuild it.
     shutil.rmtree(os.path.join(folder, "tsdb"), ignore_errors=True)
-    settle()
-    first = tsdb.compact(folder)
-    repeats = []
-    for _ in range(2):
-        settle()
-        repeats.append(tsdb.compact(folder, "--rebuild"))
-    r["tsdb_ingest_s"] = statistics.median([first[0]] + [x[0] for x in repeats])
-    r["tsdb_peak_bytes"] = max([first[1]] + [x[1] for x in repeats])
     pq = os.path.join(work, label + "-parquet")
-    shutil.rmtree(pq, ignore_errors=True)
-    settle()
-    r["duck_ingest_s"], r["duck_peak_bytes"] = timed_with_memory([sys.executable, "-c", DUCK_INGEST, raw, pq])
+    tsdb_runs, duck_runs = [], []
+    for k in range(INGEST_ROUNDS):
+        settle()
+        tsdb_runs.append(tsdb.compact(folder, *([] if k == 0 else ["--rebuild"])))
+        shutil.rmtree(pq, ignore_errors=True)
+        settle()
+        duck_runs.append(timed_with_memory([sys.executable, "-c", DUCK_INGEST, raw, pq]))
+    r["tsdb_ingest_s"] = statistics.median(t for t, _ in tsdb_runs)
+    r["tsdb_peak_bytes"] = max(m for _, m in tsdb_runs)
+    r["duck_ingest_s"] = statistics.median(t for t, _ in duck_runs)
+    r["duck_peak_bytes"] = max(m for _, m in duck_runs)
+    r["ingest_runs"] = {"tsdb": [t for t, _ in tsdb_runs], "duckdb": [t for t, _ in duck_runs]}
     db = os.path.join(work, label + ".sqlite")
     if os.path.exists(db):
         os.remove(db)
@@ -434,7 +441,7 @@ def report(results, limits, machine):
         def row(name, t, d, s, better="lower", unit=fmt_s):
             ratio = lambda x: (x / t if better == "lower" else t / x) if t and x else float("nan")
             lines.append(f"| {name} | {unit(t)} | {unit(d)} | {unit(s)} | {ratio(d):.1f}× | {ratio(s):.1f}× |")
-        row("ingest (JSON → store)", r["tsdb_ingest_s"], r["duck_ingest_s"], r["sqlite_ingest_s"])
+        row(f"ingest (JSON → store; tsdb and DuckDB: medians of {INGEST_ROUNDS}, alternating)", r["tsdb_ingest_s"], r["duck_ingest_s"], r["sqlite_ingest_s"])
         lines.append(f"| ingest throughput | {mbps(r['tsdb_ingest_s']):.0f} MB/s | {mbps(r['duck_ingest_s']):.0f} MB/s | {mbps(r['sqlite_ingest_s']):.0f} MB/s | | |")
         row("ingest peak memory", r["tsdb_peak_bytes"], r["duck_peak_bytes"], r["sqlite_peak_bytes"], unit=fmt_b)
         hr = lambda b: f"{b / r['hr_samples']:.2f} B"

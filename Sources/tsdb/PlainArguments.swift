@@ -55,8 +55,8 @@ enum PlainArguments {
 /// A plain `tsdb query`.
 enum QuickQuery {
     static let valued = [
-        "--range", "--bucket", "--stats", "--tz", "--week-start", "--assign", "--dedupe", "--priority", "--source",
-        "--format", "--store",
+        "--range", "--bucket", "--stats", "--tz", "--week-start", "--assign", "--dedupe", "--priority", "--threads",
+        "--source", "--format", "--store",
     ]
     static let flags = ["--fill", "--timings", "--verbose"]
 
@@ -74,6 +74,7 @@ enum QuickQuery {
                 case "--assign": query.assign = value
                 case "--dedupe": query.dedupe = value
                 case "--priority": query.priority = value
+                case "--threads": query.threads = value
                 case "--source": query.source = value
                 case "--format": query.format = value!
                 case "--store": query.store = value

@@ -56,6 +56,9 @@ struct Query: ParsableCommand {
     @Flag(help: "Include buckets with no data.")
     var fill = false
 
+    @Option(help: "Threads for an aggregate (default: one per core; 1 keeps it on one core).")
+    var threads: String?
+
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
@@ -76,8 +79,8 @@ struct Query: ParsableCommand {
     var request: QueryRequest {
         QueryRequest(
             type: type, range: range, bucket: bucket, stats: stats, tz: zoneOption.tz, weekStart: weekStart,
-            assign: assign, dedupe: dedupe, priority: priority, fill: fill, source: source, format: format,
-            timings: timings, verbose: verbose, store: storeOption.store)
+            assign: assign, dedupe: dedupe, priority: priority, fill: fill, threads: threads,
+            source: source, format: format, timings: timings, verbose: verbose, store: storeOption.store)
     }
 
     func run() throws { try request.run() }
@@ -89,6 +92,8 @@ struct QueryRequest: Equatable {
     var type = ""
     var range, bucket, stats, tz, weekStart, assign, dedupe, priority: String?
     var fill = false
+    /// As given: checked with the other aggregate options.
+    var threads: String?
     var source: String?
     var format = "table"
     var timings = false
@@ -104,7 +109,8 @@ struct QueryRequest: Equatable {
         guard bucket != nil || stats != nil else {
             let aggregateOnly = [
                 ("--week-start", weekStart != nil), ("--assign", assign != nil), ("--dedupe", dedupe != nil),
-                ("--priority", priority != nil), ("--fill", fill), ("--timings", timings),
+                ("--priority", priority != nil), ("--fill", fill), ("--threads", threads != nil),
+                ("--timings", timings),
             ]
             if let given = aggregateOnly.first(where: \.1) {
                 throw ValidationError("\(given.0) applies to aggregates: add --bucket or --stats")
@@ -112,7 +118,7 @@ struct QueryRequest: Equatable {
             try writeSamples(store, identifier, r, zone)
             return
         }
-        let options = try aggregateOptions(store, identifier, zone)
+        let options = try aggregateOptions(identifier, zone)
         let f = try AggregateFormat.parse(format)
         let clock = ContinuousClock.now
         var printer = AggregatePrinter(catalog: { store.catalog }, zone: zone, format: f)
@@ -130,7 +136,8 @@ struct QueryRequest: Equatable {
                 "timings: aggregate and output \(elapsed) ms, \(result.blocksDecoded) blocks decoded, "
                     + "\(result.blocksFromSummaries) answered from summaries, \(result.blocksFromSlots) from slot "
                     + "summaries, \(result.blocksSplit) added up either side of a bucket edge, \(result.blocksAddedUp) "
-                    + "added up bucket by bucket, peak \(peak) MB resident"
+                    + "added up bucket by bucket, \(plural(result.pieces, "piece")) on "
+                    + "\(plural(min(result.pieces, options.threads), "thread")), peak \(peak) MB resident"
             )
         }
     }
@@ -161,7 +168,7 @@ struct QueryRequest: Equatable {
         writer.finish()
     }
 
-    func aggregateOptions(_ store: Store, _ identifier: String, _ zone: TimeZoneRules) throws -> AggregateOptions {
+    func aggregateOptions(_ identifier: String, _ zone: TimeZoneRules) throws -> AggregateOptions {
         var o = AggregateOptions()
         o.zone = zone
         o.bucket = try bucket.map { try BucketSpec.parse($0) } ?? .none
@@ -188,6 +195,12 @@ struct QueryRequest: Equatable {
             o.deduplicate = dedupe == "priority"
         }
         if let priority { o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() } }
+        if let threads {
+            guard let count = Int(threads), count >= 1 else {
+                throw ValidationError("--threads must be a whole number, at least 1; found \"\(threads)\"")
+            }
+            o.threads = count
+        }
         o.fill = fill
         o.source = source
         return o

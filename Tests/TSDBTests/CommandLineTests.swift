@@ -168,6 +168,10 @@ import Testing
 
         let badRange = try tsdb("query", "HeartRate", "--range", "March", "--store", folder.path)
         #expect(badRange.status != 0 && badRange.stderr.contains("cannot read \"March\""))
+        let threadsAlone = try tsdb("query", "HeartRate", "--threads", "1", "--store", folder.path)
+        #expect(threadsAlone.status != 0 && threadsAlone.stderr.contains("--threads applies to aggregates"))
+        let noThreads = try tsdb("query", "HeartRate", "--bucket", "day", "--threads", "0", "--store", folder.path)
+        #expect(noThreads.status != 0 && noThreads.stderr.contains("at least 1; found \"0\""), "\(noThreads.stderr)")
 
         // A damaged segment: verify says which and exits 1; --repair fixes it.
         let store = folder.path + "/tsdb"

@@ -1,3 +1,4 @@
+import TSDB
 import Testing
 
 @testable import tsdb
@@ -15,6 +16,7 @@ import Testing
             "Watch, iPhone", "--fill", "--source", "Watch", "--verbose", "--bucket", "week",
         ],
         ["Sleep", "--range", "2025-03-01T08:00+01:00..2025-03-02", "--tz", "+05:30", "--format", "json"],
+        ["StepCount", "--bucket", "day", "--threads", "1"], ["HeartRate", "--stats", "count", "--threads=02"],
     ])
     func plainArgumentsAskForWhatArgumentParserReads(arguments: [String]) throws {
         let quick = try #require(QuickQuery.parse(arguments), "\(arguments) is plain")
@@ -29,6 +31,21 @@ import Testing
     ])
     func anythingElseIsLeftToArgumentParser(arguments: [String]) {
         #expect(QuickQuery.parse(arguments) == nil, "\(arguments)")
+    }
+
+    /// `--threads` reaches the aggregate's options, and anything but a whole number from 1 up is a
+    /// usage error that quotes it.
+    @Test func threadsReachTheAggregateAndAreChecked() throws {
+        let heartRate = "HKQuantityTypeIdentifierHeartRate"
+        let given = try #require(QuickQuery.parse(["HeartRate", "--bucket", "day", "--threads", "1"]))
+        #expect(try given.aggregateOptions(heartRate, .utc).threads == 1)
+        let unsaid = try #require(QuickQuery.parse(["HeartRate", "--bucket", "day"]))
+        #expect(try unsaid.aggregateOptions(heartRate, .utc).threads == AggregateOptions().threads)
+        for bad in ["0", "two", "1.5", "99999999999999999999"] {
+            let request = try #require(QuickQuery.parse(["HeartRate", "--bucket", "day", "--threads", bad]))
+            let error = #expect(throws: (any Error).self) { try request.aggregateOptions(heartRate, .utc) }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("at least 1; found \"\(bad)\""), "\(bad)")
+        }
     }
 }
 

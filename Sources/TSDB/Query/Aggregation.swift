@@ -247,6 +247,9 @@ public struct AggregateResult: Sendable {
     /// columns alone (``SegmentReader/addUpByBucket(block:scratch:bucketEnd:add:)``).
     public var blocksAddedUp = 0
     public var blocksDecoded = 0
+    /// The pieces the range was cut into, scanned side by side on up to ``AggregateOptions/threads``
+    /// threads (1: scanned whole on the calling thread).
+    public var pieces = 1
 
     /// The same result with only its first `n` rows.
     public func limited(to n: Int) -> AggregateResult {
@@ -380,6 +383,7 @@ extension Store {
                 result.categoryValues = try categoryValues(of: type, from: plan.lo, to: plan.hi, options: options)
             }
             header(result, plan)
+            result.pieces = pieces.count
             try scanInPieces(
                 plan, pieces, options: options, walker: walker, result: &result, row: row,
                 holding: holding(), held: held)
