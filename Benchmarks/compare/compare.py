@@ -306,7 +306,7 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
     tsdb_runs, duck_runs = [], []
     for k in range(INGEST_ROUNDS):
         settle()
-        tsdb_runs.append(tsdb.compact(folder, *([] if k == 0 else ["--rebuild"])))
+        tsdb_runs.append(tsdb.compact(folder, *([] if k == 0 else ["--rebuild"]))[:2])
         shutil.rmtree(pq, ignore_errors=True)
         settle()
         duck_runs.append(timed_with_memory([sys.executable, "-c", DUCK_INGEST, raw, pq]))
