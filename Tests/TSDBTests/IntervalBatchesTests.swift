@@ -85,6 +85,33 @@ import Testing
         }
     }
 
+    /// A carried sample that counts again at a window's start, after a higher-ranked one ending
+    /// there, is cut to start at the window and goes after the points lying there, as in the whole
+    /// range's pieces: the watch's point at minute 50 before the phone's [50, 100).
+    @Test func aCarriedPieceCutAtAWindowGoesAfterThePointsThere() throws {
+        let (watch, phone) = (0, 4)
+        let t = Self.firstMinute
+        let (store, folder) = try AggregateCorrectnessTests().store(
+            [
+                Raw(start: t, end: t + 100, value: 100, source: phone),
+                Raw(start: t + 10, end: t + 50, value: 40, source: watch),
+                // Inside the watch's interval (so it does not count): the batch holding that
+                // interval is full with it, and the next starts at minute 50.
+                Raw(start: t + 20, end: t + 20, value: 3, source: watch),
+                Raw(start: t + 50, end: t + 50, value: 7, source: watch),
+            ], type: Self.steps, unit: "count")
+        defer { folder.cleanup() }
+        let range = (Self.micros(t - 1), Self.micros(t + 200))
+        var whole = try Self.stream(store, Self.steps, range, batchSize: .max)
+        let all = try #require(try whole.next())
+        #expect(all.map { ($0.start - Self.micros(t)) / 60_000_000 } == [0, 10, 50, 50])
+        #expect(all.map(\.amount) == [100, 40, 7, 100])
+        var batched = try Self.stream(store, Self.steps, range, batchSize: 1)
+        var pieces: [CountedPiece] = []
+        while let next = try batched.next() { pieces += next }
+        #expect(CountedPiecesTests.same(pieces, all), "\(Self.firstDifference(pieces, all))")
+    }
+
     /// Bucket sums and category time, bucket by bucket as the sweep asks for them, are the same
     /// to the last bit read in batches of one sample and all at once: prorated or each sample
     /// wholly at its start (whose pieces in later batches are waited for), de-duplicated or not.

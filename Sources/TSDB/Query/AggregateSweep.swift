@@ -146,6 +146,14 @@ struct IntervalCredits {
         let (lo, hi, prorate) = (lo, hi, prorate)
         spans.withUnsafeMutableBufferPointer { spans in
             for i in 0..<spans.count {
+                // A span inside the range, the usual piece, stays where it is (moved only after a
+                // dropped one): writing each back made this pass 1.01 M of the year's daily steps'
+                // instructions; this way, 0.77 M.
+                if prorate && spans[i].end != spans[i].start && spans[i].start >= lo && spans[i].end <= hi {
+                    if kept != i { spans[kept] = spans[i] }
+                    kept += 1
+                    continue
+                }
                 let p = spans[i]
                 let length = p.sampleEnd - p.sampleStart
                 if !prorate || p.end == p.start {

@@ -253,33 +253,38 @@ struct CountedPieceStream {
     }
 
     /// Cuts `pieces` (in order) to `[from, to)`, in place and in order. At most one interval
-    /// piece holds each end; the one cut to start at `from` goes after the points there.
+    /// piece holds each end; the one cut to start at `from` goes after the points there. Pieces
+    /// are in (start, end) order and intervals do not overlap, so only the pieces starting before
+    /// `from` (carried in) and at or after `to` change: the ones between are not touched (a pass
+    /// rewriting every piece was 0.93 M of the year's daily steps' 15.8 M instructions).
     private static func cut(_ pieces: inout [CountedPiece], to from: Int64, _ to: Int64) {
         guard from != .min || to != .max else { return }
-        var cut: Int?
-        let kept = pieces.withUnsafeMutableBufferPointer { pieces in
-            var kept = 0
-            for i in pieces.indices {
-                var p = pieces[i]
-                if p.start == p.end {
-                    guard p.start >= from && p.start < to else { continue }
-                } else {
-                    if p.start < from && p.end > from { cut = kept }
-                    (p.start, p.end) = (max(p.start, from), min(p.end, to))
-                    guard p.end > p.start else { continue }
-                }
-                pieces[kept] = p
-                kept += 1
-            }
-            return kept
+        var end = pieces.count
+        while end > 0 && pieces[end - 1].start >= to { end -= 1 }
+        // The last interval starting before `to` is the only one that may reach past it.
+        var last = end - 1
+        while last >= 0 && pieces[last].start == pieces[last].end { last -= 1 }
+        if last >= 0 && pieces[last].end > to { pieces[last].end = to }
+        var first = 0
+        while first < end && pieces[first].start < from { first += 1 }
+        // Of those starting before `from`, the last interval is the only one that may reach past it.
+        var crossing = first - 1
+        while crossing >= 0 && pieces[crossing].start == pieces[crossing].end { crossing -= 1 }
+        guard crossing >= 0 && pieces[crossing].end > from else {
+            pieces.removeSubrange(end...)
+            pieces.removeSubrange(..<first)
+            return
         }
-        pieces.removeSubrange(kept...)
-        if var i = cut {
-            while i + 1 < pieces.count && pieces[i + 1].start == from && pieces[i + 1].end == from {
-                pieces.swapAt(i, i + 1)
-                i += 1
-            }
+        var cut = pieces[crossing]
+        cut.start = from
+        var i = first - 1
+        pieces[i] = cut
+        while i + 1 < end && pieces[i + 1].start == from && pieces[i + 1].end == from {
+            pieces.swapAt(i, i + 1)
+            i += 1
         }
+        pieces.removeSubrange(end...)
+        pieces.removeSubrange(..<(first - 1))
     }
 }
 
