@@ -66,6 +66,7 @@ import Testing
                         try store.aggregate(type, from: from, to: to, options: one)
                     )
                     #expect(a.categoryValues == b.categoryValues && !a.rows.isEmpty, "\(context)")
+                    #expect(a.pieces == pieces.count && b.pieces == 1, "\(context): \(a.pieces), \(b.pieces) pieces")
                     let (rowsA, rowsB) = (a.rows.map(Self.text), b.rows.map(Self.text))
                     let i = rowsA.indices.first { $0 >= rowsB.count || rowsA[$0] != rowsB[$0] } ?? rowsA.count
                     let difference = "\(rowsA.dropFirst(i).prefix(1)) against \(rowsB.dropFirst(i).prefix(1))"

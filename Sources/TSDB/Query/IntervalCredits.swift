@@ -241,20 +241,20 @@ struct RankGroups {
         for p in 0..<keys.count { next[p + 1] += next[p] }
         ends = Array(next.dropFirst())
         // Whether a group's samples come in (start, end) order, checked as they are placed.
-        var fits = [Bool](repeating: true, count: keys.count)
+        var inOrder = [Bool](repeating: true, count: keys.count)
         order = [Int32](unsafeUninitializedCapacity: input.count) { out, written in
             input.withUnsafeBufferPointer { s in
                 groupOf.withUnsafeBufferPointer { groupOf in
                     place.withUnsafeBufferPointer { place in
                         next.withUnsafeMutableBufferPointer { next in
-                            fits.withUnsafeMutableBufferPointer { fits in
+                            inOrder.withUnsafeMutableBufferPointer { inOrder in
                                 let firsts = Array(next.prefix(keys.count))
                                 for i in 0..<groupOf.count {
                                     let p = place[Int(groupOf[i])]
                                     let at = next[p]
                                     if at > firsts[p] {
                                         let last = s[Int(out[at - 1])]
-                                        if (s[i].start, s[i].end) < (last.start, last.end) { fits[p] = false }
+                                        if (s[i].start, s[i].end) < (last.start, last.end) { inOrder[p] = false }
                                     }
                                     out[at] = Int32(i)
                                     next[p] = at + 1
@@ -271,7 +271,7 @@ struct RankGroups {
             func before(_ a: Int32, _ b: Int32) -> Bool {
                 (s[Int(a)].start, s[Int(a)].end) < (s[Int(b)].start, s[Int(b)].end)
             }
-            for g in 0..<count where !fits[g] { order[range(g)].sort(by: before) }
+            for g in 0..<count where !inOrder[g] { order[range(g)].sort(by: before) }
         }
     }
 
