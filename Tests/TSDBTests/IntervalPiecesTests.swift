@@ -76,6 +76,24 @@ import Testing
         }
     }
 
+    /// A range of intervals long enough to cut is cut into pieces of about
+    /// ``AggregatePieces/intervalSamplesPerPiece`` samples, two at least: each piece costs a
+    /// set-up, so four times ``AggregatePieces/minimumIntervalSamples`` still make two.
+    @Test func intervalsAreCutIntoFewPieces() throws {
+        var rng = SplitMix64(seed: 48)
+        let perSource = 4 * AggregatePieces.minimumIntervalSamples / AggregateCorrectnessTests.sources.count + 500
+        let (store, folder) = try AggregateCorrectnessTests().store(
+            IntervalBatchesTests.samples(&rng, perSource: perSource), type: Self.steps, unit: "count")
+        defer { folder.cleanup() }
+        let total = store.segmentEntries(of: Self.steps).reduce(0) { $0 + Int($1.sampleCount) }
+        let (least, perPiece) = (AggregatePieces.minimumIntervalSamples, AggregatePieces.intervalSamplesPerPiece)
+        #expect(total >= 4 * least && total < 2 * perPiece)
+        let two = try options("UTC", "day", threads: 2)
+        let plan = store.aggregatePlan(Self.steps, from: nil, to: nil, options: two)
+        let walker = BucketWalker(spec: two.bucket, zone: two.zone, from: plan.lo, to: plan.hi)
+        #expect(store.parallelPieces(plan, options: two, walker: walker)?.count == 2)
+    }
+
     /// Rows laid out in columns (``Store/aggregateColumns(_:from:to:options:)``, what charts and the
     /// dashboard read) come from pieces too, into each piece's chunk: the one-thread columns.
     @Test(arguments: [steps, sleep])

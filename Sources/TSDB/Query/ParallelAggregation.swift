@@ -19,11 +19,18 @@ struct AggregatePieces: Sendable {
     /// Below this many samples per piece a second thread costs more than it saves.
     static let minimumSamples = 100_000
     /// The same for sums over intervals, whose samples are ranked, cut into the pieces that count
-    /// and spread over buckets (~60 ns each on the year's daily steps, against ~2 for a point).
-    /// The year's 27,215 steps in-process, medians of 41 (quartiles), by samples a piece: one
-    /// piece 1.70 ms (1.64-1.75); 8,192 1.24 (1.20-1.51); 4,096 1.73 (1.28-2.01), as the second
-    /// thread's pieces fault in their memory anew.
+    /// and spread over buckets (~60 ns each on the year's daily steps, against ~2 for a point):
+    /// ranges of twice this many are cut. The year's 27,215 steps in-process, medians of 41
+    /// (quartiles): one piece 1.70 ms (1.64-1.75); pieces of 8,192 1.24 (1.20-1.51), of 4,096 1.73
+    /// (1.28-2.01), as the second thread's pieces fault in their memory anew.
     static let minimumIntervalSamples = 8_192
+    /// How many samples of intervals a piece takes once a range is cut (at least two pieces): each
+    /// piece opens its segments and decodes the block at its cut again, and the pieces' memory is
+    /// new to each. By pieces of 8,192 (four for the year's steps, sixteen for five heavy years')
+    /// and of this many (two and four), `--timings`, medians of 15 in two alternating rounds: the
+    /// year's daily steps 1.03-1.04 -> 0.97-0.99 ms, the heavy set's 2025 1.07-1.09 -> 0.93, its five
+    /// years 3.71-3.72 -> 3.43-3.45 (3.56-3.58 in pieces of 16,384; 65,536 no quicker).
+    static let intervalSamplesPerPiece = 32_768
     /// Below this many bucket edges inside blocks, a scan that takes whole blocks from their
     /// summaries is quicker on one thread, whatever the samples: a year of daily heart rate in UTC
     /// (~365 edges, each a block added up either side) took 0.70 ms in-process on one thread against
@@ -271,7 +278,8 @@ extension Store {
             return nil
         }
         // An even count: of three equal pieces, one thread would take two.
-        let pieces = min(AggregatePieces.maximumPieces, enough + enough % 2)
+        let count = plan.intervals ? max(2, total / AggregatePieces.intervalSamplesPerPiece) : enough
+        let pieces = min(AggregatePieces.maximumPieces, count + count % 2)
         var cuts = [plan.lo]
         var seen = 0
         var next = 1
