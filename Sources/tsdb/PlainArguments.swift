@@ -188,10 +188,11 @@ enum QuickReport {
     }
 
     static func sleep(_ arguments: [String]) -> SleepRequest? {
-        parse(arguments, valued: ["--priority", "--source"], flags: ["--verbose"]) { sleep, name, value in
+        parse(arguments, valued: ["--priority", "--source", "--threads"], flags: ["--verbose"]) { sleep, name, value in
             switch name {
             case "--priority": sleep.priority = value!
             case "--source": sleep.source = value
+            case "--threads": sleep.threads = value
             default: preconditionFailure("\(name) is listed but not set")
             }
         }
@@ -208,10 +209,12 @@ enum QuickReport {
     }
 
     static func report(_ arguments: [String]) -> PeriodReportRequest? {
-        parse(arguments, valued: ["--period", "--week-start"], flags: ["--verbose"]) { report, name, value in
+        parse(arguments, valued: ["--period", "--week-start", "--threads"], flags: ["--verbose"]) {
+            report, name, value in
             switch name {
             case "--period": report.period = value!
             case "--week-start": report.weekStart = value!
+            case "--threads": report.threads = value
             default: preconditionFailure("\(name) is listed but not set")
             }
         }
@@ -233,10 +236,12 @@ extension SummaryRequest: ReportOptionsRequest {}
 /// `--verbose`), with `--out`, `--pattern` and `--force`.
 enum QuickSummary {
     static func parse(_ arguments: [String]) -> SummaryRequest? {
-        QuickReport.parse(arguments, valued: ["--out", "--pattern"], flags: ["--force"]) { summary, name, value in
+        QuickReport.parse(arguments, valued: ["--out", "--pattern", "--threads"], flags: ["--force"]) {
+            summary, name, value in
             switch name {
             case "--out": summary.out = value
             case "--pattern": summary.pattern = value
+            case "--threads": summary.threads = value
             case "--force": summary.force = true
             default: preconditionFailure("\(name) is listed but not set")
             }

@@ -195,16 +195,21 @@ struct QueryRequest: Equatable {
             o.deduplicate = dedupe == "priority"
         }
         if let priority { o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() } }
-        if let threads {
-            guard let count = Int(threads), count >= 1 else {
-                throw ValidationError("--threads must be a whole number, at least 1; found \"\(threads)\"")
-            }
-            o.threads = count
-        }
+        if let count = try threadCount(threads) { o.threads = count }
         o.fill = fill
         o.source = source
         return o
     }
+}
+
+/// `--threads` as given to a command: nil when not given, else a whole number from 1 up, or a
+/// usage error quoting what was given.
+func threadCount(_ given: String?) throws -> Int? {
+    guard let given else { return nil }
+    guard let count = Int(given), count >= 1 else {
+        throw ValidationError("--threads must be a whole number, at least 1; found \"\(given)\"")
+    }
+    return count
 }
 
 extension String {

@@ -21,8 +21,11 @@ struct Report: ParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
+    @Option(help: "Threads for long ranges (default: one per core; 1 keeps it on one core).")
+    var threads: String?
+
     var request: PeriodReportRequest {
-        PeriodReportRequest(report: report.request, period: period, weekStart: weekStart)
+        PeriodReportRequest(report: report.request, period: period, weekStart: weekStart, threads: threads)
     }
 
     func run() throws { try Self.run(request) }
@@ -32,9 +35,7 @@ struct Report: ParsableCommand {
             throw ValidationError("--period must be week or month")
         }
         let (store, zone, range, f) = try request.report.resolve()
-        var options = AggregateOptions()
-        options.zone = zone
-        options.weekStart = try isoWeekday(request.weekStart)
+        let options = try request.options(zone)
         let lines = try store.periodReport(unit, from: range.from, to: range.to, options: options)
         let number = f == .csv || f == .json || f == .ndjson ? exact : human
         let rows = lines.map { l -> [String] in
@@ -60,4 +61,14 @@ struct PeriodReportRequest: Equatable {
     var report = ReportRequest()
     var period = "week"
     var weekStart = "monday"
+    var threads: String?
+
+    /// The periods' aggregate options in `zone`.
+    func options(_ zone: TimeZoneRules) throws -> AggregateOptions {
+        var o = AggregateOptions()
+        o.zone = zone
+        o.weekStart = try isoWeekday(weekStart)
+        if let count = try threadCount(threads) { o.threads = count }
+        return o
+    }
 }

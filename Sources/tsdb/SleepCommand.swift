@@ -18,17 +18,18 @@ struct SleepCommand: ParsableCommand {
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
-    var request: SleepRequest { SleepRequest(report: report.request, priority: priority, source: source) }
+    @Option(help: "Threads for long ranges (default: one per core; 1 keeps it on one core).")
+    var threads: String?
+
+    var request: SleepRequest {
+        SleepRequest(report: report.request, priority: priority, source: source, threads: threads)
+    }
 
     func run() throws { try Self.run(request) }
 
     static func run(_ request: SleepRequest) throws {
         let (store, zone, r, f) = try request.report.resolve()
-        var o = AggregateOptions()
-        o.zone = zone
-        o.priority = request.priority.split(separator: ",").map { String($0).trimmingCharacters() }
-        o.source = request.source
-        let nights = try store.sleepNights(from: r.from, to: r.to, options: o)
+        let nights = try store.sleepNights(from: r.from, to: r.to, options: try request.options(zone))
         let stages: [(Int64, String)] = [(2, "awake"), (3, "core"), (4, "deep"), (5, "rem"), (1, "unspecified")]
         let header = ["night", "bedtime", "wake", "in_bed_min", "asleep_min"] + stages.map { $0.1 + "_min" }
         let rows = nights.map { n in
@@ -131,4 +132,15 @@ struct SleepRequest: Equatable {
     var report = ReportRequest()
     var priority = "Watch,iPhone"
     var source: String?
+    var threads: String?
+
+    /// The nights' aggregate options in `zone`.
+    func options(_ zone: TimeZoneRules) throws -> AggregateOptions {
+        var o = AggregateOptions()
+        o.zone = zone
+        o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
+        o.source = source
+        if let count = try threadCount(threads) { o.threads = count }
+        return o
+    }
 }

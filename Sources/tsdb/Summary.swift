@@ -31,12 +31,15 @@ struct Summary: ParsableCommand {
     @Flag(help: "With --out, also replace files tsdb did not write.")
     var force = false
 
+    @Option(help: "Threads for long ranges (default: one per core; 1 keeps it on one core).")
+    var threads: String?
+
     @OptionGroup var storeOption: StoreOption
 
     var request: SummaryRequest {
         SummaryRequest(
             report: ReportRequest(range: range, tz: zoneOption.tz, format: format, store: storeOption.store), out: out,
-            pattern: pattern, force: force)
+            pattern: pattern, force: force, threads: threads)
     }
 
     func run() throws { try Self.run(request) }
@@ -50,8 +53,7 @@ struct Summary: ParsableCommand {
             throw ValidationError("--force and --pattern apply with --out")
         }
         let store = try StoreOption.open(request.report.store)
-        var options = AggregateOptions()
-        options.zone = try ZoneOption.rules(request.report.tz)
+        let options = try request.options()
         let range = try ZoneOption.range(request.report.range, in: options.zone)
         let days = try store.dailySummaries(from: range.from, to: range.to, options: options)
         if days.isEmpty { printError(store.types.isEmpty ? "the store holds no samples yet" : "no data in that range") }
@@ -110,4 +112,13 @@ struct SummaryRequest: Equatable {
     var out: String?
     var pattern: String?
     var force = false
+    var threads: String?
+
+    /// The days' aggregate options.
+    func options() throws -> AggregateOptions {
+        var o = AggregateOptions()
+        o.zone = try ZoneOption.rules(report.tz)
+        if let count = try threadCount(threads) { o.threads = count }
+        return o
+    }
 }

@@ -108,7 +108,7 @@ import Testing
 @Suite struct QuickReportTests {
     @Test(arguments: [
         [], ["--range", "2025-03", "--tz", "Europe/Paris"], ["--format=csv", "--priority", "iPhone, Watch"],
-        ["--source", "watch", "--store", "/data", "--verbose"],
+        ["--source", "watch", "--store", "/data", "--verbose"], ["--threads", "1", "--range", "2025"],
     ])
     func sleepAsksForWhatArgumentParserReads(arguments: [String]) throws {
         let quick = try #require(QuickReport.sleep(arguments), "\(arguments) is plain")
@@ -131,7 +131,7 @@ import Testing
 
     @Test(arguments: [
         [], ["--period", "month", "--range", "2025"], ["--week-start=sunday", "--format", "json", "--tz", "UTC"],
-        ["--verbose", "--store", "x", "--period=week"],
+        ["--verbose", "--store", "x", "--period=week"], ["--threads=2", "--period", "month"],
     ])
     func reportAsksForWhatArgumentParserReads(arguments: [String]) throws {
         let quick = try #require(QuickReport.report(arguments), "\(arguments) is plain")
@@ -150,13 +150,37 @@ import Testing
     func reportLeavesAnythingElseToArgumentParser(arguments: [String]) {
         #expect(QuickReport.report(arguments) == nil, "\(arguments)")
     }
+
+    /// `--threads` reaches the options of sleep's nights, report's periods and summary's days, and
+    /// anything but a whole number from 1 up is a usage error that quotes it.
+    @Test func threadsReachSleepReportAndSummary() throws {
+        let sleep = try #require(QuickReport.sleep(["--threads", "1"]))
+        #expect(try sleep.options(.utc).threads == 1)
+        let report = try #require(QuickReport.report(["--threads", "1"]))
+        #expect(try report.options(.utc).threads == 1)
+        let summary = try #require(QuickSummary.parse(["--threads", "1"]))
+        #expect(try summary.options().threads == 1)
+        let unsaid = try #require(QuickReport.sleep([]))
+        #expect(try unsaid.options(.utc).threads == AggregateOptions().threads)
+        for bad in ["0", "many"] {
+            let requests: [() throws -> AggregateOptions] = [
+                { try #require(QuickReport.sleep(["--threads", bad])).options(.utc) },
+                { try #require(QuickReport.report(["--threads", bad])).options(.utc) },
+                { try #require(QuickSummary.parse(["--threads", bad])).options() },
+            ]
+            for options in requests {
+                let error = #expect(throws: (any Error).self) { try options() }
+                #expect("\(error.map { "\($0)" } ?? "")".contains("at least 1; found \"\(bad)\""), "\(bad)")
+            }
+        }
+    }
 }
 
 /// `tsdb summary` read by hand (``QuickSummary``): the same request as ArgumentParser's, or nil.
 @Suite struct QuickSummaryTests {
     @Test(arguments: [
         [], ["--range", "2025-03-01"], ["--format=json", "--tz", "Europe/Paris", "--store", "s"],
-        ["--out", "notes", "--pattern", "{yyyy}-{MM}-{dd}", "--force"],
+        ["--out", "notes", "--pattern", "{yyyy}-{MM}-{dd}", "--force"], ["--threads", "1"],
     ])
     func plainArgumentsAskForWhatArgumentParserReads(arguments: [String]) throws {
         let quick = try #require(QuickSummary.parse(arguments), "\(arguments) is plain")
