@@ -56,7 +56,7 @@ struct Query: ParsableCommand {
     @Flag(help: "Include buckets with no data.")
     var fill = false
 
-    @Option(help: "Threads for an aggregate (default: one per core; 1 keeps it on one core).")
+    @Option(help: "Threads: 1 keeps an aggregate on one core; more (the default, one per core) let a long one use two.")
     var threads: String?
 
     @Option(help: "Keep samples whose source or device contains this text.")
@@ -137,7 +137,7 @@ struct QueryRequest: Equatable {
                     + "\(result.blocksFromSummaries) answered from summaries, \(result.blocksFromSlots) from slot "
                     + "summaries, \(result.blocksSplit) added up either side of a bucket edge, \(result.blocksAddedUp) "
                     + "added up bucket by bucket, \(plural(result.pieces, "piece")) on "
-                    + "\(plural(min(result.pieces, options.threads), "thread")), peak \(peak) MB resident"
+                    + "\(plural(result.pieces > 1 ? 2 : 1, "thread")), peak \(peak) MB resident"
             )
         }
     }

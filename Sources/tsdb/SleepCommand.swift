@@ -18,7 +18,7 @@ struct SleepCommand: ParsableCommand {
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
-    @Option(help: "Threads for long ranges (default: one per core; 1 keeps it on one core).")
+    @Option(help: "Threads: 1 keeps the work on one core; more (the default, one per core) let a long range use two.")
     var threads: String?
 
     var request: SleepRequest {

@@ -31,7 +31,7 @@ struct Summary: ParsableCommand {
     @Flag(help: "With --out, also replace files tsdb did not write.")
     var force = false
 
-    @Option(help: "Threads for long ranges (default: one per core; 1 keeps it on one core).")
+    @Option(help: "Threads: 1 keeps the work on one core; more (the default, one per core) let a long range use two.")
     var threads: String?
 
     @OptionGroup var storeOption: StoreOption

@@ -50,7 +50,8 @@ public struct AggregateOptions: Sendable {
     public var priority = ["Watch", "iPhone"]
     /// Emit buckets that have no data.
     public var fill = false
-    /// Threads a long aggregate may run on (default: one per core); 1 keeps it on the caller's.
+    /// Threads a long aggregate may run on (default: one per core); 1 keeps it on the caller's, and
+    /// more let it use a second thread beside the caller's (two at most: ``InOrderPieces``).
     public var threads = Cores.online
 
     public init() {}
@@ -247,8 +248,8 @@ public struct AggregateResult: Sendable {
     /// columns alone (``SegmentReader/addUpByBucket(block:scratch:bucketEnd:add:)``).
     public var blocksAddedUp = 0
     public var blocksDecoded = 0
-    /// The pieces the range was cut into, scanned side by side on up to ``AggregateOptions/threads``
-    /// threads (1: scanned whole on the calling thread).
+    /// The pieces the range was cut into, scanned side by side by the calling thread and a second
+    /// one (1: scanned whole on the calling thread).
     public var pieces = 1
 
     /// The same result with only its first `n` rows.
