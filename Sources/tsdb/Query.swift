@@ -56,8 +56,7 @@ struct Query: ParsableCommand {
     @Flag(help: "Include buckets with no data.")
     var fill = false
 
-    @Option(help: "Threads: 1 keeps an aggregate on one core; more (the default, one per core) let a long one use two.")
-    var threads: String?
+    @OptionGroup var threadsOption: ThreadsOption
 
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
@@ -79,7 +78,7 @@ struct Query: ParsableCommand {
     var request: QueryRequest {
         QueryRequest(
             type: type, range: range, bucket: bucket, stats: stats, tz: zoneOption.tz, weekStart: weekStart,
-            assign: assign, dedupe: dedupe, priority: priority, fill: fill, threads: threads,
+            assign: assign, dedupe: dedupe, priority: priority, fill: fill, threads: threadsOption.threads,
             source: source, format: format, timings: timings, verbose: verbose, store: storeOption.store)
     }
 
@@ -195,21 +194,11 @@ struct QueryRequest: Equatable {
             o.deduplicate = dedupe == "priority"
         }
         if let priority { o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() } }
-        if let count = try threadCount(threads) { o.threads = count }
+        if let count = try ThreadsOption.count(threads) { o.threads = count }
         o.fill = fill
         o.source = source
         return o
     }
-}
-
-/// `--threads` as given to a command: nil when not given, else a whole number from 1 up, or a
-/// usage error quoting what was given.
-func threadCount(_ given: String?) throws -> Int? {
-    guard let given else { return nil }
-    guard let count = Int(given), count >= 1 else {
-        throw ValidationError("--threads must be a whole number, at least 1; found \"\(given)\"")
-    }
-    return count
 }
 
 extension String {

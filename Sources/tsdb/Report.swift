@@ -21,11 +21,11 @@ struct Report: ParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
-    @Option(help: "Threads: 1 keeps the work on one core; more (the default, one per core) let a long range use two.")
-    var threads: String?
+    @OptionGroup var threadsOption: ThreadsOption
 
     var request: PeriodReportRequest {
-        PeriodReportRequest(report: report.request, period: period, weekStart: weekStart, threads: threads)
+        PeriodReportRequest(
+            report: report.request, period: period, weekStart: weekStart, threads: threadsOption.threads)
     }
 
     func run() throws { try Self.run(request) }
@@ -68,7 +68,7 @@ struct PeriodReportRequest: Equatable {
         var o = AggregateOptions()
         o.zone = zone
         o.weekStart = try isoWeekday(weekStart)
-        if let count = try threadCount(threads) { o.threads = count }
+        if let count = try ThreadsOption.count(threads) { o.threads = count }
         return o
     }
 }

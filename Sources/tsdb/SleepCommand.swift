@@ -18,11 +18,10 @@ struct SleepCommand: ParsableCommand {
     @Option(help: "Keep samples whose source or device contains this text.")
     var source: String?
 
-    @Option(help: "Threads: 1 keeps the work on one core; more (the default, one per core) let a long range use two.")
-    var threads: String?
+    @OptionGroup var threadsOption: ThreadsOption
 
     var request: SleepRequest {
-        SleepRequest(report: report.request, priority: priority, source: source, threads: threads)
+        SleepRequest(report: report.request, priority: priority, source: source, threads: threadsOption.threads)
     }
 
     func run() throws { try Self.run(request) }
@@ -140,7 +139,7 @@ struct SleepRequest: Equatable {
         o.zone = zone
         o.priority = priority.split(separator: ",").map { String($0).trimmingCharacters() }
         o.source = source
-        if let count = try threadCount(threads) { o.threads = count }
+        if let count = try ThreadsOption.count(threads) { o.threads = count }
         return o
     }
 }

@@ -31,15 +31,14 @@ struct Summary: ParsableCommand {
     @Flag(help: "With --out, also replace files tsdb did not write.")
     var force = false
 
-    @Option(help: "Threads: 1 keeps the work on one core; more (the default, one per core) let a long range use two.")
-    var threads: String?
+    @OptionGroup var threadsOption: ThreadsOption
 
     @OptionGroup var storeOption: StoreOption
 
     var request: SummaryRequest {
         SummaryRequest(
             report: ReportRequest(range: range, tz: zoneOption.tz, format: format, store: storeOption.store), out: out,
-            pattern: pattern, force: force, threads: threads)
+            pattern: pattern, force: force, threads: threadsOption.threads)
     }
 
     func run() throws { try Self.run(request) }
@@ -118,7 +117,7 @@ struct SummaryRequest: Equatable {
     func options() throws -> AggregateOptions {
         var o = AggregateOptions()
         o.zone = try ZoneOption.rules(report.tz)
-        if let count = try threadCount(threads) { o.threads = count }
+        if let count = try ThreadsOption.count(threads) { o.threads = count }
         return o
     }
 }

@@ -183,6 +183,23 @@ struct StoreOption: ParsableArguments {
 }
 
 /// `--tz`, and ranges read in that zone.
+/// `--threads`, shared by the commands that aggregate (`query`, `sleep`, `report`, `summary`);
+/// kept as given and checked with their other options.
+struct ThreadsOption: ParsableArguments {
+    @Option(help: "Threads: 1 keeps the work on one core; more (the default, one per core) let a long range use two.")
+    var threads: String?
+
+    /// `given` as a thread count: nil when not given, else a whole number from 1 up, or a usage
+    /// error quoting what was given.
+    static func count(_ given: String?) throws -> Int? {
+        guard let given else { return nil }
+        guard let count = Int(given), count >= 1 else {
+            throw ValidationError("--threads must be a whole number, at least 1; found \"\(given)\"")
+        }
+        return count
+    }
+}
+
 struct ZoneOption: ParsableArguments {
     @Option(
         help: """

@@ -31,6 +31,14 @@ struct AggregatePieces: Sendable {
     /// year's daily steps 1.03-1.04 -> 0.97-0.99 ms, the heavy set's 2025 1.07-1.09 -> 0.93, its five
     /// years 3.71-3.72 -> 3.43-3.45 (3.56-3.58 in pieces of 16,384; 65,536 no quicker).
     static let intervalSamplesPerPiece = 32_768
+
+    /// An even number of pieces (of three equal pieces, one thread would take two), at most
+    /// ``maximumPieces``.
+    static func even(_ count: Int) -> Int { min(maximumPieces, count + count % 2) }
+
+    /// The pieces a range of `samples` samples of intervals is cut into, once it has enough to be
+    /// cut (twice ``minimumIntervalSamples``): sums over intervals and sleep nights alike.
+    static func intervalPieces(_ samples: Int) -> Int { even(max(2, samples / intervalSamplesPerPiece)) }
     /// Below this many bucket edges inside blocks, a scan that takes whole blocks from their
     /// summaries is quicker on one thread, whatever the samples: a year of daily heart rate in UTC
     /// (~365 edges, each a block added up either side) took 0.70 ms in-process on one thread against
@@ -277,9 +285,7 @@ extension Store {
         {
             return nil
         }
-        // An even count: of three equal pieces, one thread would take two.
-        let count = plan.intervals ? max(2, total / AggregatePieces.intervalSamplesPerPiece) : enough
-        let pieces = min(AggregatePieces.maximumPieces, count + count % 2)
+        let pieces = plan.intervals ? AggregatePieces.intervalPieces(total) : AggregatePieces.even(enough)
         var cuts = [plan.lo]
         var seen = 0
         var next = 1

@@ -59,7 +59,8 @@ extension Store {
     /// Wake-up days cutting `firstDay...lastDay` into pieces of about equal days for two cores,
     /// each piece `[cuts[i], cuts[i + 1])`; no cut (`[firstDay, lastDay + 1]`) when the samples
     /// of the months (`entries`, SleepAnalysis') reaching into the nights (`[lo, hi)`) are too
-    /// few (``AggregatePieces/minimumIntervalSamples`` a piece).
+    /// few (twice ``AggregatePieces/minimumIntervalSamples``), else as many as
+    /// ``AggregatePieces/intervalPieces(_:)`` and no more than half the days.
     func nightPieces(
         _ firstDay: Int64, _ lastDay: Int64, of entries: [Manifest.SegmentEntry], from lo: Int64, to hi: Int64,
         options: AggregateOptions
@@ -70,7 +71,7 @@ extension Store {
         let days = lastDay - firstDay + 1
         let enough = samples / AggregatePieces.minimumIntervalSamples
         guard options.threads > 1, enough >= 2, days >= 4 else { return [firstDay, lastDay + 1] }
-        let pieces = Int64(min(AggregatePieces.maximumPieces, enough + enough % 2, Int(days / 2)))
+        let pieces = Int64(min(AggregatePieces.intervalPieces(samples), Int(days / 2)))
         return (0...pieces).map { firstDay + days * $0 / pieces }
     }
 
