@@ -89,6 +89,24 @@ import Testing
         }
     }
 
+    /// The most pieces a rank can make: one long sample of the second rank across many short
+    /// stretches the first covered makes a piece in every gap and one after the last, as many as
+    /// its members and those stretches together (the room `countedPieces` makes for them).
+    @Test(arguments: [1, 2, 300])
+    func aLongSampleAcrossCoveredStretchesKeepsEveryGap(stretches: Int) {
+        var samples: [IntervalSample] = (0..<stretches).map { i in
+            var s = IntervalSample(start: Int64(10 * i + 1), end: Int64(10 * i + 5), amount: 1, sourceKey: 0)
+            s.rank = (0, 0)
+            return s
+        }
+        var long = IntervalSample(start: 0, end: Int64(10 * stretches + 7), amount: 2, sourceKey: 1)
+        long.rank = (1, 0)
+        samples.append(long)
+        let pieces = SourceRanking.countedPieces(samples)
+        #expect(pieces.filter { $0.amount == 2 }.count == stretches + 1)
+        #expect(Self.same(pieces, Self.bruteForce(samples)))
+    }
+
     @Test func noSamplesGiveNoPieces() {
         #expect(SourceRanking.countedPieces([]).isEmpty)
     }

@@ -82,7 +82,9 @@ struct SourceRanking {
     static func countedPieces(_ samples: [IntervalSample]) -> [CountedPiece] {
         let groups = RankGroups(samples)
         var pieces: [CountedPiece] = []
-        pieces.reserveCapacity(samples.count + samples.count / 4)
+        // Room for what one or two ranks can make (below), so no group's room moves the pieces:
+        // the second claims at most its members and the first's stretches, each at most one.
+        pieces.reserveCapacity(samples.count * min(groups.count, 2) + 1)
         var groupEnds: [Int] = []
         var covered: [(Int64, Int64)] = []  // disjoint, sorted
         var claimed: [(Int64, Int64)] = []
@@ -91,7 +93,13 @@ struct SourceRanking {
             samples.withUnsafeBufferPointer { samples in
                 groups.order[groups.range(g)].withUnsafeBufferPointer { members in
                     covered.withUnsafeBufferPointer { covered in
-                        claim(members, of: samples, covered: covered, claimed: &claimed, into: &pieces)
+                        // Each member ends at most one piece of its own, and each stretch covered
+                        // before at most one (the members' parts are disjoint), so the room holds them.
+                        Room.append(to: &pieces, atMost: members.count + covered.count) { pieces in
+                            Room.append(to: &claimed, atMost: members.count) { claimed in
+                                claim(members, of: samples, covered: covered, claimed: &claimed, into: &pieces)
+                            }
+                        }
                     }
                 }
             }
@@ -108,8 +116,8 @@ struct SourceRanking {
     /// ending after a sample's start only moves forward, since the starts do.
     private static func claim(
         _ members: UnsafeBufferPointer<Int32>, of samples: UnsafeBufferPointer<IntervalSample>,
-        covered: UnsafeBufferPointer<(Int64, Int64)>, claimed: inout [(Int64, Int64)],
-        into pieces: inout [CountedPiece]
+        covered: UnsafeBufferPointer<(Int64, Int64)>, claimed: inout Room<(Int64, Int64)>,
+        into pieces: inout Room<CountedPiece>
     ) {
         var claimedUntil = Int64.min  // earlier samples of this group cover up to here
         var firstEnding = 0
@@ -132,8 +140,8 @@ struct SourceRanking {
             if cursor < s.end { pieces.append(CountedPiece(s, start: cursor, end: s.end)) }
             if s.end > claimedUntil {
                 let from = max(s.start, claimedUntil)
-                if let last = claimed.last, last.1 >= from {
-                    claimed[claimed.count - 1].1 = s.end
+                if claimed.count > 0, claimed.last.1 >= from {
+                    claimed.last.1 = s.end
                 } else {
                     claimed.append((from, s.end))
                 }
