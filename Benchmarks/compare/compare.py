@@ -44,6 +44,17 @@ def settle():
     time.sleep(SETTLE_SECONDS)
 
 
+def warm(raw):
+    """Reads every day file once, untimed, before the alternating ingests. tsdb's run comes first in
+    each round, and its first run read the files this VM had evicted while idle: 263 ms against 118
+    and 130 for the year, 4.10 s against 1.09 and 1.10 for the heavy set, when DuckDB's three runs
+    after it were within a tenth of each other (the run at d3be0eb, HISTORY.md)."""
+    for path in glob.glob(os.path.join(raw, "**", "*.json"), recursive=True):
+        with open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+
 def timed_with_memory(cmd):
     """Wall time (s) and peak RSS (bytes) of one run, via GNU time (fork+exec, so the figure
     is the child's own)."""
@@ -135,8 +146,8 @@ PEER_CONFIGURATIONS = (
     "`executemany` per day file inside a single transaction, then indexes (type, start) and VACUUMs; queries run "
     "in-process through Python's sqlite3 and end to end with the `sqlite3` CLI. tsdb runs `tsdb compact` and "
     "`tsdb query` (in-process: its own `--timings`, which include writing the rows). tsdb's and DuckDB's ingests "
-    f"alternate, {INGEST_ROUNDS} of each, and their medians are compared (peak memory: the largest of the "
-    "runs); SQLite's is one run. Every timed ingest and each "
+    f"alternate, {INGEST_ROUNDS} of each, after the day files are read once untimed, and their medians are "
+    "compared (peak memory: the largest of the runs); SQLite's is one run. Every timed ingest and each "
     f"timed new day starts after `sync` and a {SETTLE_SECONDS} s pause: this machine's ext4 has no journal, and "
     "without one creating a file skips the inodes deleted in the last 5-10 s, so a run right after another's "
     "deletions paid for them."
@@ -304,6 +315,7 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
     shutil.rmtree(os.path.join(folder, "tsdb"), ignore_errors=True)
     pq = os.path.join(work, label + "-parquet")
     tsdb_runs, duck_runs = [], []
+    warm(raw)
     for k in range(INGEST_ROUNDS):
         settle()
         tsdb_runs.append(tsdb.compact(folder, *([] if k == 0 else ["--rebuild"]))[:2])

@@ -1,8 +1,8 @@
 /// Elements appended to room made for them at the end of an array: no uniqueness or capacity
 /// check of the array per element. Sums over intervals append a piece or two per sample; through
 /// `Array.append` each was a call that checked the array was not shared (the year's daily steps:
-/// ~43,000 calls).
-struct Room<Element> {
+/// ~43,000 calls). Not copyable, so it cannot outlive the call that lends it.
+struct Room<Element>: ~Copyable {
     private let base: UnsafeMutablePointer<Element>
     private let capacity: Int
     private(set) var count = 0
