@@ -182,7 +182,6 @@ struct StoreOption: ParsableArguments {
     private static let openUntilExit = Locked<[Store]>([])
 }
 
-/// `--tz`, and ranges read in that zone.
 /// `--threads`, shared by the commands that aggregate (`query`, `sleep`, `report`, `summary`);
 /// kept as given and checked with their other options.
 struct ThreadsOption: ParsableArguments {
@@ -200,6 +199,7 @@ struct ThreadsOption: ParsableArguments {
     }
 }
 
+/// `--tz`, and ranges read in that zone.
 struct ZoneOption: ParsableArguments {
     @Option(
         help: """
