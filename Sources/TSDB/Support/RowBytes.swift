@@ -161,6 +161,55 @@ public struct RowBytes: TextOutputStream {
     @inlinable
     public mutating func byte(_ b: UInt8) { claim(1).pointee = b }
 
+    /// Copies the bytes at `source` up to the first control byte (below 0x20: a tab or new line)
+    /// among the first `limit`, and returns how many it copied (`limit` when there is none). Eight
+    /// bytes a step: each word is stored whole and kept up to its first control byte (found as the
+    /// lowest byte whose subtraction of 0x20 borrows). Byte by byte for the last `limit` mod 8 or
+    /// where the row has no room for a whole word, so nothing past `source + limit` is read.
+    @inlinable
+    public mutating func write(untilControlByte source: UnsafePointer<UInt8>, limit: Int) -> Int {
+        precondition(limit >= 0)
+        let lows: UInt64 = 0x2020_2020_2020_2020
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let destination = UnsafeMutableRawPointer(base + written)
+        // Words while both the source and the row have eight bytes left: the bounds checked once.
+        let wordsEnd = min(limit, capacity &- written) &- 8
+        var copied = 0
+        while copied <= wordsEnd {
+            let word = UInt64(littleEndian: UnsafeRawPointer(source + copied).loadUnaligned(as: UInt64.self))
+            destination.storeBytes(of: word.littleEndian, toByteOffset: copied, as: UInt64.self)
+            let controls = (word &- lows) & ~word & highs
+            if controls != 0 {
+                copied &+= controls.trailingZeroBitCount &>> 3
+                written &+= copied
+                return copied
+            }
+            copied &+= 8
+        }
+        written &+= copied
+        while copied < limit, source[copied] >= 0x20 {
+            byte(source[copied])
+            copied += 1
+        }
+        return copied
+    }
+
+    /// `n` spaces (n ≥ 0): words of them where the row has room for a whole word past them.
+    @inlinable @inline(__always)
+    public mutating func spaces(_ n: Int) {
+        precondition(n >= 0 && n <= capacity - written, "a row longer than the room made for it")
+        if capacity - written >= n + 8 {
+            var stored = 0
+            while stored < n {
+                UnsafeMutableRawPointer(base + written + stored).storeBytes(of: 0x2020_2020_2020_2020, as: UInt64.self)
+                stored += 8
+            }
+        } else {
+            (base + written).update(repeating: UInt8(ascii: " "), count: n)
+        }
+        written += n
+    }
+
     /// Calls `body` with the bytes written since `mark` (a `count` read before).
     package func withBytes<R>(since mark: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         precondition(mark >= 0 && mark <= count)
