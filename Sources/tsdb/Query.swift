@@ -161,10 +161,8 @@ struct QueryRequest: Equatable {
             text.finish()
             return
         }
-        var cursor = try store.samples(of: identifier, from: r.from ?? .min, to: r.to ?? .max, source: source)
-        var writer = SampleTableWriter(zone: tz == nil ? nil : zone)
-        while let s = try cursor.next() { writer.write(s) }
-        writer.finish()
+        try SampleTable.write(
+            store, identifier, from: r.from ?? .min, to: r.to ?? .max, zone: tz == nil ? nil : zone, source: source)
     }
 
     func aggregateOptions(_ identifier: String, _ zone: TimeZoneRules) throws -> AggregateOptions {

@@ -4,8 +4,8 @@ import Testing
 @testable import TSDBSynthetic
 @testable import tsdb
 
-/// Samples as text people read or tools take: tables are written as bytes, the strings samples
-/// repeat made once each; JSON arrays are the columnar NDJSON lines. Both the same text as each
+/// Samples as text people read or tools take: tables are written from decoded columns, each text's
+/// cell made once per segment; JSON arrays are the columnar NDJSON lines. Both the same text as each
 /// sample's own (cells of strings padded to their width in characters; `DayFileWriter`'s object).
 @Suite struct SampleTableTests {
     /// The row as strings (how tables were written before): the oracle.
@@ -28,11 +28,16 @@ import Testing
         .text("🫀 e\u{301}"), .text("Apple Watch Series 9"), .text("{\"HKMetadataKeyHeartRateMotionContext\":1}"),
     ]
 
-    @Test(arguments: [nil, "Australia/Lord_Howe"])
-    func rowsWrittenAsBytesEqualTheirStringForms(zoneName: String?) throws {
-        let zone = try zoneName.map { try TimeZoneRules.named($0) }
-        var writer = SampleTableWriter(zone: zone)
-        var rng = SplitMix64(seed: 41)
+    /// Metadata is a JSON object: with text of several bytes a character, and a control character escaped.
+    static let metadataTexts: [OptionalText] = [
+        .absent, .null, .text("{}"), .text("{\"HKMetadataKeyHeartRateMotionContext\":1}"),
+        .text("{\"note\":\"Jane’s 🫀 e\u{301}\",\"tab\":\"a\\tb\"}"),
+    ]
+
+    /// Seeded random samples over a few months (several segments and blocks), with every kind of
+    /// text, form and value, and some metadata unique to its sample.
+    static func randomSamples(seed: UInt64) -> [Sample] {
+        var rng = SplitMix64(seed: seed)
         let forms = [
             TimeForm.zulu, TimeForm(offsetMinutes: 120, fractionDigits: 3), TimeForm(offsetMinutes: -570),
             TimeForm(isNegativeZero: true), TimeForm(fractionDigits: 5, isZulu: true),  // 26 characters: the width
@@ -43,32 +48,74 @@ import Testing
             .decimal(ExactDecimal(mantissa: 123_456_789_012_345, scale: 2)),
             .decimal(ExactDecimal(mantissa: 1_234_567_890, scale: 0)),  // 10 characters: the width
         ]
-        for _ in 0..<4000 {
-            let start = Int64.random(in: 1_500_000_000_000_000...1_800_000_000_000_000, using: &rng)
-            let startStamp = Timestamp(microseconds: start, form: forms.randomElement(using: &rng)!)
-            let endStamp =
-                Bool.random(using: &rng)
-                ? startStamp
-                : Timestamp(
+        return (0..<4000).map { k in
+            var start = Int64.random(in: 1_740_000_000_000_000...1_750_000_000_000_000, using: &rng)
+            var startStamp = Timestamp(microseconds: start, form: forms.randomElement(using: &rng)!)
+            if k % 3 == 1 {
+                // The same whole second written in two forms without fractions: the end is shown.
+                start -= start % 1_000_000
+                startStamp = Timestamp(microseconds: start, form: forms[0])
+            }
+            let endStamp = [
+                startStamp, Timestamp(microseconds: start, form: forms[2]),
+                Timestamp(
                     microseconds: start + Int64.random(in: 0...90_000_000_000, using: &rng),
-                    form: forms.randomElement(using: &rng)!)
-            let sample = Sample(
+                    form: forms.randomElement(using: &rng)!),
+            ][k % 3]
+            let metadata = k % 50 == 0 ? .text("{\"n\":\(k)}") : Self.metadataTexts.randomElement(using: &rng)!
+            return Sample(
                 type: "HKQuantityTypeIdentifierHeartRate", start: startStamp, end: endStamp,
                 value: values.randomElement(using: &rng)!, unit: Self.texts.randomElement(using: &rng)!,
                 source: Self.texts.randomElement(using: &rng)!, device: Self.texts.randomElement(using: &rng)!,
-                metadata: Self.texts.randomElement(using: &rng)!)
-            let bytes = writer.tableRow(sample)
-            #expect(String(decoding: bytes, as: UTF8.self) == Self.stringRow(sample, zone: zone), "\(sample)")
+                metadata: metadata)
         }
     }
 
-    /// Metadata unique to each sample (a route's, say) does not grow the cells kept without bound.
-    @Test func distinctCellsAreKeptUpToALimit() {
-        var cells = TableCells()
-        for i in 0..<(TableCells.limit * 3) {
-            #expect(cells.metadata("{\"n\":\(i)}") == Array("{\"n\":\(i)}".utf8))
-            #expect(cells.kept <= TableCells.limit)
+    /// The table the engine writes from columns, against each stored sample's row made from its
+    /// strings, in more than one 64 KiB chunk; as recorded and in a zone; all sources and one.
+    @Test(arguments: [nil, "Australia/Lord_Howe"], [nil, "watch"])
+    func tableRowsFromColumnsEqualTheirStringForms(zoneName: String?, source: String?) throws {
+        let zone = try zoneName.map { try TimeZoneRules.named($0) }
+        let (store, folder) = try SlotSummaryTests().store(Self.randomSamples(seed: 41))
+        defer { folder.cleanup() }
+        let report = try Compactor(layout: StoreLayout(appleHealthDirectory: folder.path)).run()
+        #expect(report.skipped.isEmpty, "\(report.skipped.first.map { "\($0)" } ?? "")")
+        let type = "HKQuantityTypeIdentifierHeartRate"
+        var expected = ""
+        var cursor = try store.samples(of: type, source: source)
+        while let s = try cursor.next() { expected += Self.stringRow(s, zone: zone) }
+        var chunks = 0
+        var written: [UInt8] = []
+        try store.writeSampleTable(of: type, style: SampleTable.style(zone: zone), source: source) {
+            written += $0
+            chunks += 1
         }
+        #expect(expected.utf8.count > 1 << 16 || source != nil, "\(expected.utf8.count) bytes, \(expected.prefix(600))")
+        #expect(chunks > 1 || source != nil)
+        #expect(expected.utf8.count > 10_000)
+        #expect(String(decoding: written, as: UTF8.self) == expected)
+    }
+
+    /// A row longer than a chunk (metadata of 100 KB) is written whole, between rows of the usual size.
+    @Test func aRowLongerThanAChunkIsWrittenWhole() throws {
+        let start = Int64(1_740_000_000_000_000)
+        let samples = (0..<3).map { k in
+            Sample(
+                type: "HKQuantityTypeIdentifierHeartRate",
+                start: Timestamp(microseconds: start + Int64(k) * 60_000_000),
+                end: Timestamp(microseconds: start + Int64(k) * 60_000_000),
+                value: .decimal(ExactDecimal(mantissa: 60 + Int64(k), scale: 0)), unit: .text("count/min"),
+                source: .text("Watch"), device: .absent,
+                metadata: k == 1 ? .text("{\"note\":\"" + String(repeating: "x", count: 100_000) + "\"}") : .absent)
+        }
+        let (store, folder) = try SlotSummaryTests().store(samples)
+        defer { folder.cleanup() }
+        var written: [UInt8] = []
+        try store.writeSampleTable(of: samples[0].type, style: SampleTable.style(zone: nil)) { written += $0 }
+        var cursor = try store.samples(of: samples[0].type)
+        var expected = ""
+        while let s = try cursor.next() { expected += Self.stringRow(s, zone: nil) }
+        #expect(written.count > 100_000 && String(decoding: written, as: UTF8.self) == expected)
     }
 
     /// A JSON array from `tsdb query` and `tsdb export` (more than one 64 KiB chunk of lines, two

@@ -6,7 +6,7 @@
 /// that (``RowTails``); timestamps are written from a template of their date (``RecordedStampWriter``).
 /// Three months of heavy heart rate (414,137 rows) took 1,325 instructions a row before: a
 /// timestamp formatted in full twice, four texts copied, and a reference count per field.
-struct SampleRows {
+struct SampleRows: SampleRowWriter {
     let format: Store.TextFormat
     /// The row up to its start: CSV `type,`, NDJSON `{"type":…,"start":"`.
     private let head: [UInt8]
