@@ -6,7 +6,7 @@ each block's nine integer columns (§5.1) after decompressing it with the system
 the dictionary and the slot region (§6.1). Prints bytes per sample for each, and what zstd at a
 few levels would make of the blocks' raw bytes. For design work on the format; it checks no CRC.
 
-    python3 Benchmarks/compare/segment_columns.py STORE [TYPE] [--entropy] [--slots]
+    python3 Benchmarks/compare/segment_columns.py STORE [TYPE] [--entropy] [--slots] [--layouts]
 
 With --entropy it also decodes the start, mantissa and metadata columns and prints their empirical
 entropies in bits a sample, alone and given what came before (the previous delta, the time gap,
@@ -17,6 +17,11 @@ fitted to the data they measure), so read them as bounds.
 With --slots it reads each block's slot summaries (§6.1) and prints how many blocks have them,
 samples per slot, and the bytes each field takes per slot and per sample: what a cheaper layout of
 the summaries would have to beat.
+
+With --layouts it prices layouts this format does not have, on the decoded columns and slots: the
+start and mantissa columns as delta miniblocks of other lengths than 128, the metadata column as
+frame-of-reference runs (no deltas) of several lengths, and each block's slot fields bit-packed at
+one width per field and block: what a change to segment-v3.md §5.1 or §6.1 would buy.
 
 STORE is a store's folder (the one holding tsdb/); TYPE defaults to heart rate. Only the
 segments the store's MANIFEST names are read.
@@ -223,11 +228,74 @@ def print_slots(slot_stats, samples):
         print(f"    {name:10} {size / max(slots, 1):.2f} B/slot  {size / samples:.3f} B/sample")
 
 
+def zvarint_length(v):
+    u = (v << 1) ^ (v >> 63) if v >= 0 else ((-v) << 1) - 1
+    n = 1
+    while u >= 128:
+        u >>= 7
+        n += 1
+    return n
+
+
+def run_bits(values, run, deltas):
+    """Bits of `values` as runs of `run` numbers, each a zvarint reference and a u8 width before its
+    packed numbers (values minus the run's smallest, or deltas minus theirs after a first value)."""
+    numbers = [b - a for a, b in zip(values, values[1:])] if deltas else values
+    bits = 8 * zvarint_length(values[0]) if deltas else 0
+    for i in range(0, len(numbers), run):
+        part = numbers[i:i + run]
+        bits += 8 * (zvarint_length(min(part)) + 1) + len(part) * (max(part) - min(part)).bit_length()
+    return bits
+
+
+def slot_fields(region, counts):
+    """Per block with slots, its slots' fields as lists (minimum as the signed delta it is stored as)."""
+    i = 0
+    for count in counts:
+        n, i = varint(region, i)
+        if n == 0:
+            continue
+        i += 1
+        fields = collections.defaultdict(list)
+        for _ in range(n):
+            values = []
+            for k in range(len(SLOT_FIELDS)):
+                if k >= 3 and values[1] == values[2]:
+                    break
+                v, i = varint(region, i)
+                values.append((v >> 1) ^ -(v & 1) if k == 3 else v)
+            for k, v in enumerate(values):
+                fields[k].append(v)
+        yield n, fields
+
+
+def print_layouts(blocks, slot_blocks, samples, now):
+    """`blocks`: per block, its decoded start, mantissa and metadata columns; `slot_blocks`: per
+    block with slots, (slot count, fields); `now`: bytes stored now by column and region."""
+    print("  other layouts, B/sample (before compression, as the columns above):")
+    for name, index, deltas, runs in (("start", 0, True, (32, 64, 128, 256)),
+                                      ("mantissa", 1, True, (32, 64, 128, 256)),
+                                      ("metadata", 2, False, (32, 64, 128, 4096))):
+        figures = []
+        for run in runs:
+            bits = sum(run_bits(b[index], run, deltas) for b in blocks if len(b[index]) > 1)
+            figures.append(f"{'deltas' if deltas else 'values'} in runs of {run} {bits / 8 / samples:.3f}")
+        print(f"    {name:9} now {now[name] / samples:.3f}; " + ", ".join(figures))
+    slots = sum(n for n, _ in slot_blocks)
+    # A u8 width and a zvarint reference per field and block, then each field's numbers packed.
+    bits = sum(16 + sum(8 * (zvarint_length(min(f)) + 1) + len(f) * (max(f) - min(f)).bit_length()
+                        for f in fields.values()) for _, fields in slot_blocks)
+    print(f"    slots     now {now['slot summaries'] / samples:.3f}; bit-packed a field at a time per block: "
+          f"{bits / 8 / samples:.3f} "
+          f"({bits / 8 / max(slots, 1):.2f} B a slot)")
+
+
 def main():
-    arguments = [a for a in sys.argv[1:] if a not in ("--entropy", "--slots")]
+    arguments = [a for a in sys.argv[1:] if a not in ("--entropy", "--slots", "--layouts")]
     store = arguments[0]
     type_name = arguments[1] if len(arguments) > 1 else "HKQuantityTypeIdentifierHeartRate"
-    decoded = [] if "--entropy" in sys.argv else None
+    decoded = [] if "--entropy" in sys.argv or "--layouts" in sys.argv else None
+    slot_blocks = [] if "--layouts" in sys.argv else None
     regions = collections.Counter()
     columns = collections.Counter()
     encodings = collections.Counter()
@@ -247,6 +315,13 @@ def main():
         regions["dictionary"] += dictionary_length
         regions["slot summaries"] += slot_length
         regions["block index"] += 88 * block_count
+        if slot_blocks is not None:
+            (dictionary_offset,) = struct.unpack_from("<Q", footer, 0)
+            (slot_raw_length,) = struct.unpack_from("<I", footer, 52)
+            start = dictionary_offset + dictionary_length
+            region = decompress(footer[21], f[start:start + slot_length], slot_raw_length)
+            counts = [struct.unpack_from("<I", f, index_offset + 88 * k + 20)[0] for k in range(block_count)]
+            slot_blocks += list(slot_fields(region, counts))
         if slot_stats is not None:
             (dictionary_offset,) = struct.unpack_from("<Q", footer, 0)
             (slot_raw_length,) = struct.unpack_from("<I", footer, 52)
@@ -294,8 +369,10 @@ def main():
         print(f"  blocks with zstd level {level}: {size / samples:.3f} B/sample")
     if slot_stats is not None:
         print_slots(slot_stats, samples)
-    if decoded is not None:
+    if decoded is not None and "--entropy" in sys.argv:
         print_entropies(decoded)
+    if slot_blocks is not None:
+        print_layouts(decoded, slot_blocks, samples, columns + regions)
 
 
 if __name__ == "__main__":
