@@ -228,6 +228,17 @@ def print_slots(slot_stats, samples):
         print(f"    {name:10} {size / max(slots, 1):.2f} B/slot  {size / samples:.3f} B/sample")
 
 
+def slot_region(f, footer):
+    """A segment's slot region (§6.1), decompressed, and its blocks' sample counts."""
+    dictionary_offset, dictionary_length = struct.unpack_from("<QI", footer, 0)
+    index_offset, block_count = struct.unpack_from("<QI", footer, 24)
+    slot_length, slot_raw_length = struct.unpack_from("<II", footer, 48)
+    start = dictionary_offset + dictionary_length
+    region = decompress(footer[21], f[start:start + slot_length], slot_raw_length)
+    counts = [struct.unpack_from("<I", f, index_offset + 88 * k + 20)[0] for k in range(block_count)]
+    return region, counts
+
+
 def zvarint_length(v):
     u = (v << 1) ^ (v >> 63) if v >= 0 else ((-v) << 1) - 1
     n = 1
@@ -315,19 +326,11 @@ def main():
         regions["dictionary"] += dictionary_length
         regions["slot summaries"] += slot_length
         regions["block index"] += 88 * block_count
+        if slot_blocks is not None or slot_stats is not None:
+            region, counts = slot_region(f, footer)
         if slot_blocks is not None:
-            (dictionary_offset,) = struct.unpack_from("<Q", footer, 0)
-            (slot_raw_length,) = struct.unpack_from("<I", footer, 52)
-            start = dictionary_offset + dictionary_length
-            region = decompress(footer[21], f[start:start + slot_length], slot_raw_length)
-            counts = [struct.unpack_from("<I", f, index_offset + 88 * k + 20)[0] for k in range(block_count)]
             slot_blocks += list(slot_fields(region, counts))
         if slot_stats is not None:
-            (dictionary_offset,) = struct.unpack_from("<Q", footer, 0)
-            (slot_raw_length,) = struct.unpack_from("<I", footer, 52)
-            start = dictionary_offset + dictionary_length
-            region = decompress(footer[21], f[start:start + slot_length], slot_raw_length)
-            counts = [struct.unpack_from("<I", f, index_offset + 88 * k + 20)[0] for k in range(block_count)]
             for k, n in enumerate(slot_field_sizes(region, counts, slot_stats[0]), start=1):
                 slot_stats[k] += n
             slot_stats[4] += block_count

@@ -112,17 +112,20 @@ struct SampleTableRows: SampleRowWriter {
 
     @inline(__always)
     private mutating func unitCell(_ id: Int) -> Range<Int> {
-        if let range = unitCells[id] { return range }
-        let range = keep(style.unit(units[id]))
-        unitCells[id] = range
-        return range
+        unitCells[id] ?? made(id, \.unitCells) { $0.style.unit($0.units[id]) }
     }
 
     @inline(__always)
     private mutating func metadataCell(_ id: Int) -> Range<Int> {
-        if let range = metadataCells[id] { return range }
-        let range = keep(style.metadata(metadata[id]))
-        metadataCells[id] = range
+        metadataCells[id] ?? made(id, \.metadataCells) { $0.style.metadata($0.metadata[id]) }
+    }
+
+    /// Makes text `id`'s cell with `make`, keeps it, and notes where it lies in `cache`.
+    private mutating func made(
+        _ id: Int, _ cache: WritableKeyPath<Self, [Range<Int>?]>, _ make: (Self) -> [UInt8]
+    ) -> Range<Int> {
+        let range = keep(make(self))
+        self[keyPath: cache][id] = range
         return range
     }
 
