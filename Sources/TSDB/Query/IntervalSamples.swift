@@ -102,31 +102,46 @@ struct IntervalSampleBatches {
     private mutating func add(from reader: SegmentReader, keys: inout SegmentSourceKeys, own: inout Int) -> Int64? {
         let (starts, ends, tags, mantissas) = (block.starts, block.ends, block.valueTags, block.mantissas)
         let (sources, devices) = (block.sources, block.devices)
+        let (kind, lo, hi, ownLimit, count) = (kind, lo, hi, ownLimit, block.count)
         var lastStart = batch.last?.start ?? .min
-        for i in nextSample..<block.count where (ends[i] > lo || starts[i] >= lo) && starts[i] < hi {
-            let k = keys.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
-            guard k >= 0 else { continue }
-            let tag = UInt8(truncatingIfNeeded: tags[i])
-            let amount: Double
-            if kind == .category {
-                guard tag == ValueTag.decimalBase else { continue }
-                amount = Double(mantissas[i])
-            } else if tag >= ValueTag.decimalBase {
-                amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
-            } else {
-                guard let v = block.value(at: i, in: reader) else { continue }
-                amount = v
+        let first = nextSample
+        var cut: (index: Int, start: Int64)?
+        // Appended into room made for the block's samples left, not one `Array.append` at a time
+        // (a uniqueness and capacity check each: a fifth of this loop for the year's daily steps).
+        var samples = batch
+        batch = []
+        defer { batch = samples }
+        Room.append(to: &samples, atMost: count - first) { room in
+            for i in first..<count {
+                guard (ends[i] > lo || starts[i] >= lo) && starts[i] < hi else { continue }
+                let k = keys.key(Int(sources[i]), Int(devices[i]), pairs: &pairs)
+                guard k >= 0 else { continue }
+                let tag = UInt8(truncatingIfNeeded: tags[i])
+                let amount: Double
+                if kind == .category {
+                    guard tag == ValueTag.decimalBase else { continue }
+                    amount = Double(mantissas[i])
+                } else if tag == ValueTag.decimalBase {
+                    amount = Double(mantissas[i])
+                } else if tag > ValueTag.decimalBase {
+                    amount = Double(mantissas[i]) / ExactDecimal.powersOfTen[Int(tag - ValueTag.decimalBase)]
+                } else {
+                    guard let v = block.value(at: i, in: reader) else { continue }
+                    amount = v
+                }
+                // Samples starting together stay together: a window starts where they do.
+                if own >= ownLimit && starts[i] > lastStart {
+                    cut = (i, starts[i])
+                    return
+                }
+                room.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
+                lastStart = starts[i]
+                own += 1
             }
-            // Samples starting together stay together: a window starts where they do.
-            if own >= ownLimit && starts[i] > lastStart {
-                nextSample = i
-                return starts[i]
-            }
-            batch.append(IntervalSample(start: starts[i], end: ends[i], amount: amount, sourceKey: k))
-            lastStart = starts[i]
-            own += 1
         }
-        return nil
+        guard let cut else { return nil }
+        nextSample = cut.index
+        return cut.start
     }
 
     /// The batch read so far, ending its window at `end`; the samples still covering `end` are
