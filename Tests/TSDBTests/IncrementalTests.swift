@@ -273,6 +273,65 @@ import Testing
         #expect(try segmentPaths(dir) == before)
     }
 
+    /// The manifest a run replaces keeps a second name until the next run starts (manifest-v4 §1),
+    /// on one thread or two: the rename that publishes frees nothing.
+    @Test(arguments: [1, 2])
+    func theReplacedManifestKeepsASecondNameUntilTheNextRun(threads: Int) throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder, days: 20)
+        let layout = StoreLayout(appleHealthDirectory: dir)
+        _ = try compact(dir) { $0.threads = threads }
+        #expect(!FileSystem.exists(layout.replacedManifestPath), "the first run replaced no manifest")
+        let first = try Data(contentsOf: URL(fileURLWithPath: layout.manifestPath))
+        try FileManager.default.copyItem(
+            atPath: folder.path + "/all/raw/2025/04/2025-04-10.json", toPath: dir + "/raw/2025/04/2025-04-10.json")
+        #expect(try compact(dir) { $0.threads = threads }.generation == 2)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: layout.replacedManifestPath)) == first)
+        #expect(try Manifest.read(at: layout.replacedManifestPath).generation == 1)
+        // A run with nothing to do removes it all the same, and changes nothing else.
+        let before = snapshot(dir + "/tsdb").filter { $0.key != "LOCK" && $0.key != "MANIFEST.old" }
+        #expect(try compact(dir) { $0.threads = threads }.upToDate)
+        #expect(!FileSystem.exists(layout.replacedManifestPath))
+        let after = snapshot(dir + "/tsdb").filter { $0.key != "LOCK" }
+        #expect(before.keys.sorted() == after.keys.sorted())
+        for (k, v) in before { #expect(after[k]?.0 == v.0 && after[k]?.1 == v.1, "\(k) was rewritten") }
+        try expectMatchesRaw(dir)
+    }
+
+    /// Whatever holds the name `MANIFEST.old` is stepped around: a second name of the published
+    /// manifest (a crash between the link and the rename), a stray file, or a folder that cannot
+    /// be removed (the link cannot be made, and the rename publishes without it).
+    @Test(arguments: ["second name", "stray file", "folder"])
+    func whateverHoldsTheReplacedManifestsNameIsSteppedAround(holder: String) throws {
+        let folder = TemporaryFolder("inc")
+        defer { folder.cleanup() }
+        let dir = try setUp(folder, days: 20)
+        let layout = StoreLayout(appleHealthDirectory: dir)
+        _ = try compact(dir)
+        let old = layout.replacedManifestPath
+        switch holder {
+        case "second name": #expect(link(layout.manifestPath, old) == 0)
+        case "stray file": try Data("not a manifest".utf8).write(to: URL(fileURLWithPath: old))
+        default:
+            try FileManager.default.createDirectory(atPath: old, withIntermediateDirectories: false)
+            try Data().write(to: URL(fileURLWithPath: old + "/inside"))
+        }
+        try expectMatchesRaw(dir, "\(holder), before the run")
+        #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
+        let published = try Data(contentsOf: URL(fileURLWithPath: layout.manifestPath))
+        try FileManager.default.copyItem(
+            atPath: folder.path + "/all/raw/2025/04/2025-04-10.json", toPath: dir + "/raw/2025/04/2025-04-10.json")
+        #expect(try compact(dir).generation == 2)
+        try expectMatchesRaw(dir, "\(holder), after the run")
+        #expect(try StoreVerifier(layout: layout).verify(deep: true).findings.isEmpty)
+        if holder == "folder" {
+            #expect(FileManager.default.fileExists(atPath: old + "/inside"), "a folder tsdb did not make is left")
+        } else {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: old)) == published)
+        }
+    }
+
     @Test func secondCompactionWaitsOrFailsClearly() throws {
         let folder = TemporaryFolder("inc")
         defer { folder.cleanup() }

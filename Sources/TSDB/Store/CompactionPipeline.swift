@@ -51,6 +51,16 @@ final class BackgroundSyncer: Sendable {
         }
     }
 
+    /// Starts the removal of the file at `path`; a file that cannot be removed is left (the callers'
+    /// files are ones a later run removes again, or steps around).
+    func remove(_ path: String) {
+        group.enter()
+        SecondThread.run { [self] in
+            defer { group.leave() }
+            FileSystem.remove(path)
+        }
+    }
+
     func finish() throws(TSDBError) {
         group.wait()
         if let failure = failure.withLock({ $0 }) { throw failure }

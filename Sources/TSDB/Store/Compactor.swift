@@ -141,6 +141,7 @@ public final class Compactor {
 
         // Listed partly on the other core (unless one thread is asked for) while the manifest is read.
         let pendingListing = try RawFileDiscovery.start(layout, parallel: options.threads > 1)
+        removeReplacedManifest()
         // The published generation: the base for an incremental run, and (rebuild or not) the
         // files to keep for readers that opened it.
         var published: Manifest?
@@ -185,6 +186,7 @@ public final class Compactor {
                     let updated = try incremental(
                         plan, previous: previous, rebuilding: rebuildMonths, progress: progress)
                 else {
+                    try syncer.finish()
                     report.upToDate = true
                     report.generation = previous.generation
                     finishReport(previous)
@@ -222,6 +224,10 @@ public final class Compactor {
             pack.discard()
             throw error
         }
+        // The manifest replaced keeps a second name, so the rename frees nothing: renaming over a
+        // file's last name took 0.40 ms here and 0.07 with a link made first (ext4 mounted with
+        // `discard` trims the freed blocks there and then); the next run removes it, off its path.
+        FileSystem.link(layout.manifestPath, as: layout.replacedManifestPath)
         try FileSystem.moveIntoPlace(staged, as: layout.manifestPath)
         let folderSync = BackgroundSyncer()
         folderSync.sync(layout.storeDirectory, directory: true)
@@ -229,6 +235,16 @@ public final class Compactor {
         // starts (``SegmentSweep``).
         finishReport(manifest)
         return folderSync
+    }
+
+    /// Removes the manifest the last publishing run replaced (manifest-v4 §1), on the other core
+    /// while this one reads the manifest and sweeps: a removal that frees a file's blocks waits for
+    /// the device (0.4 ms here, of 0.15 ms CPU), long before this run syncs anything. One new day
+    /// into the year took 4.87 -> 4.55 ms with both changes (medians of 31 alternating, `ab.py`).
+    private func removeReplacedManifest() {
+        let replaced = layout.replacedManifestPath
+        guard FileSystem.exists(replaced) else { return }
+        if options.threads > 1 { syncer.remove(replaced) } else { FileSystem.remove(replaced) }
     }
 
     /// Drops what the run gathered (the caller may keep this compactor).

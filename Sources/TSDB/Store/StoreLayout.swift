@@ -3,6 +3,7 @@
 ///     <apple-health>/raw/YYYY/MM/YYYY-MM-DD.json   the day files (source of truth, never written)
 ///     <apple-health>/exports/<date>.zip            Apple Health exports `tsdb import` kept (source of truth)
 ///     <apple-health>/tsdb/MANIFEST                 the store's current state (Formats/manifest-v4.md)
+///     <apple-health>/tsdb/MANIFEST.old             the one it replaced, until the next compaction starts
 ///     <apple-health>/tsdb/segments/<type>.<YYYY-MM>.g<generation>.seg
 public struct StoreLayout: Sendable, Equatable {
     /// The folder that holds `raw/`.
@@ -15,6 +16,9 @@ public struct StoreLayout: Sendable, Equatable {
     public var storeDirectory: String { appleHealthDirectory + "/tsdb" }
     public var segmentsDirectory: String { storeDirectory + "/segments" }
     public var manifestPath: String { storeDirectory + "/MANIFEST" }
+    /// The manifest a compaction replaced, under a second name until the next one starts
+    /// (manifest-v4.md §1, "Publishing").
+    public var replacedManifestPath: String { storeDirectory + "/MANIFEST.old" }
     public var typesFilePath: String { appleHealthDirectory + "/types.json" }
     /// Whether a compacted store (a manifest) exists here.
     public var hasStore: Bool { FileSystem.exists(manifestPath) }

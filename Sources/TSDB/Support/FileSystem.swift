@@ -281,6 +281,17 @@ package enum FileSystem {
         unlink(path)
     }
 
+    /// Gives the file at `path` the second name `other` (a hard link), if it can; false when
+    /// `path` is missing, `other` exists, or the file system has no links.
+    @discardableResult
+    package static func link(_ path: String, as other: String) -> Bool {
+        #if canImport(Glibc)
+            Glibc.link(path, other) == 0
+        #else
+            Darwin.link(path, other) == 0
+        #endif
+    }
+
     package static func removeDirectoryIfEmpty(_ path: String) {
         rmdir(path)
     }
