@@ -3,11 +3,13 @@
 compactor is judged on this VM, where back-to-back runs of one build move by a fifth.
 
     python3 Benchmarks/compare/ab.py [--work DIR] [--rounds N] [--pause S] [--settle]
-                                     [--case new-day|unchanged|rebuild] BUILD BUILD...
+                                     [--case new-day|last-day|unchanged|rebuild] BUILD BUILD...
 
 Cases, on the year `compare.py` generates under --work (made here when missing): `new-day`, one day
-file added to the year and compacted (as the runner's new day); `unchanged`, a compaction with
-nothing to do; `rebuild`, a fresh full compaction (the store deleted first). Each round runs every
+file added to the year and compacted (as the runner's new day: it starts a month); `last-day`, the
+year's last day file taken out and compacted, then put back and compacted (timed): a day added to
+a month the store has, as on most days; `unchanged`, a compaction with nothing to do; `rebuild`, a
+fresh full compaction (the store deleted first). Each round runs every
 build once, in turn, after `sync` and a pause (--settle: 6 s, as the runner). Prints each build's
 median wall time, quartiles and every time (ms, from `posix_spawn` to `wait4`), and its median CPU
 time (user and system, all threads: steadier than wall time on this VM).
@@ -31,6 +33,7 @@ import time
 from common import run
 
 NEW_DAY = "raw/2026/01/2026-01-01.json"
+LAST_DAY = "raw/2025/12/2025-12-31.json"
 
 
 def prepare(work, tsdb):
@@ -56,11 +59,19 @@ def timed(build, args):
     return elapsed, (usage.ru_utime + usage.ru_stime) * 1e3
 
 
-def one_round(case, build, year, day_source, pause):
+def one_round(case, build, year, day_source, pause, last_day_copy):
     """Puts the store in the case's starting state with `build`, then times the case once."""
     day = os.path.join(year, NEW_DAY)
     if os.path.exists(day):
         os.remove(day)
+    if case == "last-day":
+        last = os.path.join(year, LAST_DAY)
+        os.remove(last)
+        run([build, "compact", year])
+        shutil.copy(last_day_copy, last)
+        os.sync()
+        time.sleep(pause)
+        return timed(build, ["compact", year])
     if case == "rebuild":
         shutil.rmtree(os.path.join(year, "tsdb"), ignore_errors=True)
     else:
@@ -77,7 +88,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("builds", nargs="+", help="tsdb executables to compare")
     p.add_argument("--work", default="/tmp/tsdb-compare", help="folder holding the runner's generated data")
-    p.add_argument("--case", choices=["new-day", "unchanged", "rebuild"], default="new-day")
+    p.add_argument("--case", choices=["new-day", "last-day", "unchanged", "rebuild"], default="new-day")
     p.add_argument("--rounds", type=int, default=21)
     p.add_argument("--pause", type=float, help="seconds after `sync` before each timed run (1; 6 for rebuild)")
     p.add_argument("--settle", action="store_true", help="pause 6 s, as compare.py does")
@@ -96,12 +107,15 @@ def main():
                 shutil.copy2(build, copy)
             fresh.append(build if a.as_is else copy)
         year, day_source = prepare(a.work, fresh[0])
+        # The last day's file, kept aside while the case takes it out of the year.
+        last_day_copy = os.path.join(copies, "last-day.json")
+        shutil.copy(os.path.join(year, LAST_DAY), last_day_copy)
         print(f"case {a.case}, {a.rounds} rounds, sync and {pause:g} s before each run; year at {year}")
         runs = {b: [] for b in a.builds}
         for _ in range(a.rounds):
             for build, copy in zip(a.builds, fresh):
-                runs[build].append(one_round(a.case, copy, year, day_source, pause))
-        one_round("unchanged", fresh[0], year, day_source, 0)  # the year as it was
+                runs[build].append(one_round(a.case, copy, year, day_source, pause, last_day_copy))
+        one_round("unchanged", fresh[0], year, day_source, 0, last_day_copy)  # the year as it was
         for build in a.builds:
             wall, cpu = [w for w, _ in runs[build]], [c for _, c in runs[build]]
             q1, _, q3 = statistics.quantiles(wall, n=4) if len(wall) > 1 else (wall[0], wall[0], wall[0])
@@ -109,6 +123,10 @@ def main():
                   f"CPU median {statistics.median(cpu):.1f} ms")
             print("  wall " + " ".join(f"{x:.2f}" for x in wall))
     finally:
+        # An interrupted `last-day` round must not leave the year a day short.
+        last, kept = os.path.join(a.work, "year", LAST_DAY), os.path.join(copies, "last-day.json")
+        if not os.path.exists(last) and os.path.exists(kept):
+            shutil.copy(kept, last)
         shutil.rmtree(copies, ignore_errors=True)
 
 

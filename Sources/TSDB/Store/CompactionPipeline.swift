@@ -51,13 +51,12 @@ final class BackgroundSyncer: Sendable {
         }
     }
 
-    /// Starts the removal of the file at `path`; a file that cannot be removed is left (the callers'
-    /// files are ones a later run removes again, or steps around).
-    func remove(_ path: String) {
+    /// Starts `work` that cannot fail (removals), which ``finish()`` waits for with the syncs.
+    func run(_ work: @escaping @Sendable () -> Void) {
         group.enter()
         SecondThread.run { [self] in
             defer { group.leave() }
-            FileSystem.remove(path)
+            work()
         }
     }
 

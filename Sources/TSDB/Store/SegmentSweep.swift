@@ -5,14 +5,30 @@
 /// run left (temporaries, generations after the published one) goes before the check is made, so
 /// nothing this run writes can be deleted under the same name.
 ///
-/// Deleting when a compaction starts rather than after it publishes takes the deletions (about
-/// 55 µs each here; one file after a daily run) and a second listing off the end of a small
-/// compaction. It runs on the compacting thread while the other thread lists day files (the two
-/// share the month folders as each is free, ``PendingListing``): on a thread of its own it cost a
-/// thread's start and the compactor's wait for its check, and one new day into the year took
-/// 6.00 -> 5.57 and 6.54 -> 6.23 ms, a compaction with nothing to do 4.28 -> 3.95 ms, once it ran
-/// here (medians of 30 alternating runs).
+/// Deleting when a compaction starts rather than after it publishes takes the deletions and a
+/// second listing off the end of a small compaction. The listing and check run on the compacting
+/// thread while the other thread lists day files (the two share the month folders as each is free,
+/// ``PendingListing``): on a thread of its own it cost a thread's start and the compactor's wait for
+/// its check, and one new day into the year took 6.00 -> 5.57 and 6.54 -> 6.23 ms, a compaction with
+/// nothing to do 4.28 -> 3.95 ms, once it ran here (medians of 30 alternating runs). What can wait
+/// (``Obsolete``) is left to the caller: removing a file that holds data waits for the device where
+/// freed blocks are trimmed at once (0.4 ms here, of 0.14 ms CPU: `Benchmarks/compare/replace_file.c`).
 enum SegmentSweep {
+    /// Files no reader of the published generation opens, and the folders they may leave empty:
+    /// removed in this order, by anyone, at any time before the run publishes (their names are of
+    /// generations up to the published one, which the run never writes).
+    struct Obsolete: Sendable {
+        var files: [String] = []
+        var folders: [String] = []
+        var isEmpty: Bool { files.isEmpty && folders.isEmpty }
+
+        /// Removes what can be removed; what cannot is left for the next run.
+        func remove() {
+            for file in files { FileSystem.remove(file) }
+            for folder in folders { FileSystem.removeDirectoryIfEmpty(folder) }
+        }
+    }
+
     /// The published generation's months whose segments are missing, of another size than the
     /// manifest says, or that a read found damaged (``DamageLog``), and what was found.
     struct Damage: Sendable {
@@ -21,8 +37,9 @@ enum SegmentSweep {
     }
 
     /// Sweeps `layout`'s segments, keeping (and checking) those `published` names; gives what the
-    /// check found.
-    static func run(_ layout: StoreLayout, keeping published: Manifest?) -> Damage {
+    /// check found, and what is left to remove: the files of earlier runs that hold no published
+    /// segment, the manifest the last run replaced (manifest-v4 §1) and emptied folders.
+    static func run(_ layout: StoreLayout, keeping published: Manifest?) -> (Damage, Obsolete) {
         let files = SegmentFiles(layout)
         // A file's segments are neighbours: a path hashed per file, not per segment.
         var kept = Set<String>()
@@ -36,10 +53,11 @@ enum SegmentSweep {
         }
         for file in leftovers { FileSystem.remove(layout.storeDirectory + "/" + file.relativePath) }
         FileSystem.remove(layout.manifestPath + ".tmp")
-        let damage = files.damage(published, layout: layout)
-        for file in older { FileSystem.remove(layout.storeDirectory + "/" + file.relativePath) }
-        files.removeEmptiedFolders(layout)
-        return damage
+        var obsolete = Obsolete()
+        if FileSystem.exists(layout.replacedManifestPath) { obsolete.files.append(layout.replacedManifestPath) }
+        obsolete.files += older.map { layout.storeDirectory + "/" + $0.relativePath }
+        obsolete.folders = files.folders.map { layout.segmentsDirectory + "/" + $0 }
+        return (files.damage(published, layout: layout), obsolete)
     }
 }
 
@@ -81,10 +99,6 @@ private struct SegmentFiles {
         guard entry.isSymlink else { return File(relativePath: relativePath, size: entry.size) }
         let size = (try? FileSystem.status(layout.storeDirectory + "/" + relativePath))?.size ?? -1
         return File(relativePath: relativePath, size: size)
-    }
-
-    func removeEmptiedFolders(_ layout: StoreLayout) {
-        for folder in folders { FileSystem.removeDirectoryIfEmpty(layout.segmentsDirectory + "/" + folder) }
     }
 
     /// UTC months of `published` whose file is missing, has the wrong size, or that a read found
