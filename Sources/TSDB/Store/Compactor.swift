@@ -13,7 +13,8 @@ public struct CompactionOptions: Sendable {
     /// Compressor for blocks and dictionaries; a block that does not shrink is stored raw.
     public var codec: BlockCodec = .lz4
     public var zstdLevel: Int32 = 3
-    /// Day files parsed in parallel per batch.
+    /// Day files merged between hand-overs of complete months to the segment writers; the parser
+    /// threads run up to twice as many ahead of the merge.
     public var batchSize = 16
     /// Parser threads (default: one per core).
     public var threads = Cores.online
@@ -289,36 +290,32 @@ public final class Compactor {
         var done = 0
         var bytesDone = 0
         progress?(CompactionProgress(filesDone: 0, filesTotal: files.count, bytesDone: 0, bytesTotal: totalBytes))
-        // Pipeline: batch k+1 is parsed on the worker threads while this thread merges and
-        // encodes batch k; segment fsyncs run on their own queue meanwhile.
+        // Pipeline: the worker threads parse day files ahead of this thread, which merges them in
+        // order and hands complete months to the segment writers; segment fsyncs run meanwhile.
         let dayFiles = files.filter { !$0.isExport }
-        let batchesOfDayFiles = stride(from: 0, to: dayFiles.count, by: options.batchSize).map {
-            Array(dayFiles[$0..<min($0 + options.batchSize, dayFiles.count)])
-        }
         // Day files first, in date order; then the export, streamed over the months they wrote.
         let exports = files.filter(\.isExport)
-        let batches = batchesOfDayFiles.filter { !$0.isEmpty }
-        var pendingParse = batches.first.map { startParsing($0) }
-        // Segments are encoded and written on other threads while the next batches merge.
+        // Segments are encoded and written on other threads while the next files merge.
         writes = SegmentWrites(capacity: Self.segmentsInFlight)
         defer {
             if let writes { _ = writes.finish() }
             writes = nil
         }
-        for (k, batch) in batches.enumerated() {
-            let results = pendingParse!.wait()
-            pendingParse = k + 1 < batches.count ? startParsing(batches[k + 1]) : nil
-            for (file, result) in zip(batch, results) {
-                guard let parsed = accept(file, result) else { continue }
+        let parsing = ParseStream(
+            dayFiles, threads: options.threads, ahead: 2 * options.batchSize, options: options, buffers: readBuffers)
+        defer { parsing.stop() }
+        for (i, file) in dayFiles.enumerated() {
+            if let parsed = accept(file, parsing.take(i)) {
                 let months = merge(parsed, keep: { _ in true })
                 manifest.rawFiles.append(entry(file, parsed, months))
                 report.filesAdded += 1
             }
-            bytesDone += batch.reduce(0) { $0 + $1.size }
-            done += batch.count
+            bytesDone += file.size
+            done += 1
+            guard done % options.batchSize == 0 || done == dayFiles.count else { continue }
             // A day file holds samples overlapping its local day, so nothing starts more than
-            // two days before its date: months ending 3+ days before this batch are complete.
-            try flush(before: batch.last!.day - 3)
+            // two days before its date: months ending 3+ days before this file are complete.
+            try flush(before: file.day - 3)
             progress?(
                 CompactionProgress(
                     filesDone: done, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: totalBytes))
@@ -381,16 +378,6 @@ public final class Compactor {
             contentHash: parsed.contentHash, sampleCount: parsed.samples.count, months: MonthList(months))
     }
 
-    /// Starts parsing `batch` on background threads; `wait()` on the result gives one result per file.
-    func startParsing(_ batch: [RawFile]) -> ParseJob {
-        let job = ParseJob(count: batch.count)
-        DispatchQueue.global().async { [options, readBuffers] in
-            Self.parse(batch, into: job, options: options, buffers: readBuffers)
-            job.done.signal()
-        }
-        return job
-    }
-
     /// Parses `batch` now, on this thread and (for several files) the other cores: one result per file.
     /// A small compaction's few new files are parsed here rather than handed to a thread to wait for.
     func parse(_ batch: [RawFile]) -> [Result<ParsedDayFile, TSDBError>] {
@@ -402,35 +389,41 @@ public final class Compactor {
     private static func parse(
         _ batch: [RawFile], into job: ParseJob, options: CompactionOptions, buffers: Pool<ReadBuffer>
     ) {
-        let reader = options.exportReader
         let work = { @Sendable (i: Int) in
-            let file = batch[i]
-            job.slots[i] = Result { () throws(TSDBError) -> ParsedDayFile in
-                let parse = { (b: UnsafeRawBufferPointer) throws(TSDBError) -> ParsedDayFile in
-                    var parsed = try file.parse(b, exportReader: reader)
-                    parsed.contentHash = ContentHash.hash(b)
-                    parsed.months = Self.months(of: parsed.samples)
-                    return parsed
-                }
-                // An export is hashed, not parsed, from its bytes: mapped, since it may be GBs.
-                guard !file.isExport else {
-                    let mapped = try MappedFile(path: file.absolutePath)
-                    mapped.adviseSequential()
-                    return try mapped.withBytes(parse)
-                }
-                // A file parsed alone is mapped: a buffer's fresh pages (~1.5 us each to fault in
-                // here) pay off only when later files reuse them, and a new day's one file would
-                // fault in 60 of them for nothing (the mapping: a few faults over the page cache).
-                guard batch.count > 1 else { return try MappedFile(path: file.absolutePath).withBytes(parse) }
-                let buffer = buffers.take() ?? ReadBuffer()
-                defer { buffers.give(buffer) }
-                return try buffer.withContents(of: file.absolutePath, parse)
-            }
+            job.slots[i] = parse(batch[i], alone: batch.count == 1, options: options, buffers: buffers)
         }
         if options.threads > 1 && batch.count > 1 {
             DispatchQueue.concurrentPerform(iterations: batch.count, execute: work)
         } else {
             for i in 0..<batch.count { work(i) }
+        }
+    }
+
+    /// One raw file parsed, hashed and its months found; `alone` when it is the only file to parse.
+    static func parse(
+        _ file: RawFile, alone: Bool, options: CompactionOptions, buffers: Pool<ReadBuffer>
+    ) -> Result<ParsedDayFile, TSDBError> {
+        let reader = options.exportReader
+        return Result { () throws(TSDBError) -> ParsedDayFile in
+            let parse = { (b: UnsafeRawBufferPointer) throws(TSDBError) -> ParsedDayFile in
+                var parsed = try file.parse(b, exportReader: reader)
+                parsed.contentHash = ContentHash.hash(b)
+                parsed.months = Self.months(of: parsed.samples)
+                return parsed
+            }
+            // An export is hashed, not parsed, from its bytes: mapped, since it may be GBs.
+            guard !file.isExport else {
+                let mapped = try MappedFile(path: file.absolutePath)
+                mapped.adviseSequential()
+                return try mapped.withBytes(parse)
+            }
+            // A file parsed alone is mapped: a buffer's fresh pages (~1.5 us each to fault in
+            // here) pay off only when later files reuse them, and a new day's one file would
+            // fault in 60 of them for nothing (the mapping: a few faults over the page cache).
+            guard !alone else { return try MappedFile(path: file.absolutePath).withBytes(parse) }
+            let buffer = buffers.take() ?? ReadBuffer()
+            defer { buffers.give(buffer) }
+            return try buffer.withContents(of: file.absolutePath, parse)
         }
     }
 
