@@ -14,7 +14,7 @@ public struct CompactionOptions: Sendable {
     public var codec: BlockCodec = .lz4
     public var zstdLevel: Int32 = 3
     /// Day files merged between hand-overs of complete months to the segment writers; the parser
-    /// threads run up to twice as many ahead of the merge.
+    /// threads run up to twice as many ahead of the merge (or two each, if more).
     public var batchSize = 16
     /// Parser threads (default: one per core).
     public var threads = Cores.online
@@ -301,8 +301,10 @@ public final class Compactor {
             if let writes { _ = writes.finish() }
             writes = nil
         }
+        // Room for every parser thread to be busy, on many cores too.
+        let ahead = max(2 * options.batchSize, 2 * options.threads)
         let parsing = ParseStream(
-            dayFiles, threads: options.threads, ahead: 2 * options.batchSize, options: options, buffers: readBuffers)
+            dayFiles, threads: options.threads, ahead: ahead, options: options, buffers: readBuffers)
         defer { parsing.stop() }
         for (i, file) in dayFiles.enumerated() {
             if let parsed = accept(file, parsing.take(i)) {
