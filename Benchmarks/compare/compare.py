@@ -303,7 +303,7 @@ def check_same(name, tsdb_rows, other_rows):
             raise SystemExit(f"{name} differs from tsdb on {a[0]}: {b} vs {a}: comparison void")
 
 
-def measure(label, folder, tsdb, year_range, export_range, work, incremental_day=None, last_day=None):
+def measure(label, folder, tsdb, year_range, export_range, work, incremental_day=None, day_put_back=None):
     raw = os.path.join(folder, "raw")
     r = {"label": label}
     json_bytes = dir_bytes(raw, "**/*.json")
@@ -426,8 +426,8 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
 
     # The store's last day taken out and put back: a day into a month the store has, as on most days
     # (the new day above starts a month); it also moves the month's other segments into its file.
-    if last_day:
-        path = os.path.join(raw, last_day)
+    if day_put_back:
+        path = os.path.join(raw, day_put_back)
         kept = os.path.join(work, "last-day.json")
         shutil.copy(path, kept)
         times = []
@@ -600,7 +600,7 @@ def main():
     print("measuring the year…", flush=True)
     results = [measure("A realistic year", year, tsdb, "2025", ("2025-03-01", "2025-06-01"), args.work,
                        incremental_day=(os.path.join(extra, "raw/2026/01/2026-01-01.json"), "2026/01/2026-01-01.json"),
-                       last_day="2025/12/2025-12-31.json")]
+                       day_put_back="2025/12/2025-12-31.json")]
     limits = {"bandwidth": memory_bandwidth(), "decode_rate": results[0]["hr_samples"] / results[0]["tsdb_daily_inproc_s"]}
     limits["entropy"], _ = heart_rate_entropy(tsdb, year, "2025")
     limits["tsdb_hr"] = results[0]["tsdb_hr_bytes"] / results[0]["hr_samples"]
