@@ -113,7 +113,7 @@ public final class Compactor {
         let lock = try StoreLock(
             path: layout.storeDirectory + "/LOCK", wait: options.waitForLock, onWait: options.onLockWait)
         defer { withExtendedLifetime(lock) {} }
-        // A run that fails midway leaves no removal or sync running behind it.
+        // No removal or sync outlives the run: one with nothing to do, or one that fails midway.
         defer { _ = try? syncer.finish() }
         let folderSync = try compactAndPublish(progress: progress)
         // The run's memory is given back while the manifest's folder syncs (a device's wait, 0.3-0.4
@@ -189,7 +189,6 @@ public final class Compactor {
                     let updated = try incremental(
                         plan, previous: previous, rebuilding: rebuildMonths, progress: progress)
                 else {
-                    try syncer.finish()
                     report.upToDate = true
                     report.generation = previous.generation
                     finishReport(previous)
