@@ -6,7 +6,7 @@
 // cost of building a segment's decoding tables (a reader builds them before its first block).
 //
 //     python3 Benchmarks/compare/dump_columns.py STORE COLUMNS_FILE
-//     swiftc -O -o /tmp/rans_experiment Benchmarks/compare/rans_experiment.swift
+//     swiftc -O -o /tmp/rans_experiment Benchmarks/compare/rans_experiment.swift  [-D TEN_BIT_TABLES]
 //     /tmp/rans_experiment COLUMNS_FILE [ROUNDS]
 //
 // Not part of the package: an experiment behind NOTES.md's "≤ 1.3 B per heart-rate sample".
@@ -91,8 +91,15 @@ let gapClassTable: [UInt8] = (0..<128).map { p in
 
 // MARK: - rANS (32-bit state, 16-bit words, 12-bit frequencies)
 
-let scaleBits: UInt32 = 12
-let total: UInt32 = 1 << 12
+// Literals, not expressions: a global computed from another is initialised lazily and checked at
+// each use in the decoding loop (a quarter slower).
+#if TEN_BIT_TABLES
+    let scaleBits: UInt32 = 10
+    let total: UInt32 = 1024
+#else
+    let scaleBits: UInt32 = 12
+    let total: UInt32 = 4096
+#endif
 let lower: UInt32 = 1 << 16
 
 struct Tables {
@@ -243,9 +250,9 @@ struct WordStream {
     @inline(__always) mutating func next(_ slots: UnsafePointer<UInt32>, _ context: Int, _ bits: inout BitReader)
         -> UInt32
     {
-        let e = slots[context << 12 + Int(x & (total - 1))]
+        let e = slots[context &<< Int(scaleBits) + Int(x & (total - 1))]
         let s = e & 255
-        x = ((e >> 8 & 4095) + 1) &* (x >> scaleBits) &+ (e >> 20)
+        x = ((e >> 8 & (total - 1)) + 1) &* (x >> scaleBits) &+ (e >> 20)
         if x < lower {
             x = x << 16 | UInt32(p.pointee)
             p += 1
