@@ -16,16 +16,32 @@ for target in ${TARGETS:-raw-json segment export-xml}; do
     raw-json) entry=Tests/Fuzz/FuzzRawJSON.swift; seeds=(Formats/vectors/segment-v3/*.json) ;;
     segment)  entry=Tests/Fuzz/FuzzSegment.swift; seeds=(Formats/vectors/segment-v3/*.seg) ;;
     export-xml) entry=Tests/Fuzz/FuzzExportXML.swift; seeds=(Tests/TSDBTests/Vectors/broken-export.xml)
-      extra=($health -I Sources/CTSDBZlib -lz) ;;
+      extra=($health) ;;
   esac
   echo "building $target"
-  # The engine's one C file (the CRC-32C instruction), compiled apart: swiftc links objects only.
-  clang -c -O2 -fsanitize=address -I Sources/CTSDBCRC32C/include Sources/CTSDBCRC32C/crc32c.c -o "$out/crc32c.o"
+  # Every C wrapper target, found rather than listed (a listed one went missing when a target was
+  # added): a system library's module map is found by its folder; a C target's files are compiled
+  # apart, since swiftc links objects only.
+  c_flags=()
+  for dir in Sources/CTSDB*; do
+    if [ -d "$dir/include" ]; then
+      c_flags+=(-I "$dir/include")
+      for c in "$dir"/*.c; do
+        object="$out/$(basename "$dir")-$(basename "$c" .c).o"
+        clang -c -O2 -fsanitize=address -I "$dir/include" "$c" -o "$object"
+        c_flags+=("$object")
+      done
+    else
+      c_flags+=(-I "$dir")
+    fi
+  done
   # One module named TSDB, so the subsystem's `import TSDB` names the engine compiled with it.
+  rm -f "$out/$target"
   swiftc -sanitize=fuzzer,address -parse-as-library -module-name TSDB -package-name tsdb -g -D TSDB_TESTING \
-    -I Sources/CTSDBZstd -I Sources/CTSDBLZ4 -I Sources/CTSDBCRC32C/include "$out/crc32c.o" \
-    $engine "${extra[@]}" "$entry" -o "$out/$target" 2>&1 \
+    "${c_flags[@]}" $engine "${extra[@]}" "$entry" -o "$out/$target" 2>&1 \
     | grep -v "Cannot export local symbol\|ignoring import\|part of module" || true
+  # The filter above hides swiftc's status: a failed build must not go on to fuzz nothing.
+  [ -x "$out/$target" ] || { echo "run-fuzzers.sh: building $target failed" >&2; exit 1; }
   corpus="$out/corpus-$target"
   mkdir -p "$corpus" "Tests/Fuzz/crashes/$target"
   cp -n "${seeds[@]}" "$corpus/" 2>/dev/null || true
