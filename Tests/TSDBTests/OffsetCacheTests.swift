@@ -110,6 +110,54 @@ import Testing
         }
     }
 
+    /// Where the walker says buckets run at one width around a bucket it found, every bucket is
+    /// the one it finds afresh: at the grid's first and last instants, the ends of the buckets
+    /// either side, and at random, across offset changes (DST, Lord Howe's half hours, Chatham's
+    /// +12:45, local mean times of seconds) from 1890 to 2060. A cursor stepping back into a grid
+    /// finds the same buckets too.
+    @Test(arguments: zones + ["Europe/Amsterdam", "Africa/Monrovia"])
+    func gridBucketsEqualFreshOnes(name: String) throws {
+        let zone = try TimeZoneRules.named(name)
+        var rng = SplitMix64(seed: 15)
+        let specs: [BucketSpec] = [
+            .calendar(.minute), .calendar(.hour), .calendar(.day), .calendar(.week), .calendar(.month),
+            .fixed(seconds: 900), .fixed(seconds: 420), .none,
+        ]
+        for spec in specs {
+            var grids = 0
+            for t in Self.instants(seed: 16).enumerated().filter({ $0.offset % 97 == 0 }).map(\.element) {
+                let micros = t * 1_000_000 + Int64.random(in: 0..<1_000_000, using: &rng)
+                let walker = BucketWalker(spec: spec, zone: zone, from: micros - 86_400_000_000 + 7, to: .max)
+                var offsets = OffsetCache(zone)
+                let found = walker.bucket(containing: micros, offsets: &offsets)
+                let grid = walker.grid(around: found, offsets: &offsets)
+                guard grid.end > grid.start else { continue }
+                grids += 1
+                #expect(grid.start == found.start && grid.end >= found.end && (grid.end - grid.start) % grid.width == 0)
+                let span = min(grid.end - grid.start, 400 * 86_400_000_000)
+                let last = grid.start + span - 1
+                var probes = [grid.start, grid.end - 1, last, found.end, last - grid.width + 1]
+                probes += (0..<20).map { _ in grid.start + Int64.random(in: 0..<span, using: &rng) }
+                var cursor = BucketCursor(walker)
+                _ = cursor.bucket(containing: micros)
+                for u in probes where u >= grid.start && u < grid.end {
+                    let fresh = walker.bucket(containing: u)
+                    guard grid.bucket(containing: u) == fresh, cursor.bucket(containing: u) == fresh else {
+                        let predicted = grid.bucket(containing: u).map { "\($0)" } ?? "none"
+                        Issue.record("\(name) \(spec) grid \(grid) at \(u): \(predicted) ≠ \(fresh)")
+                        return
+                    }
+                }
+            }
+            let expectsGrids: Bool
+            switch spec {
+            case .calendar(.month), .none: expectsGrids = false
+            default: expectsGrids = true
+            }
+            #expect(expectsGrids ? grids > 300 : grids == 0, "\(name) \(spec): \(grids) grids")
+        }
+    }
+
     /// The run of instants sharing `t`'s local minute or hour and offset, by the zone's lookups.
     static func wallClockBucket(_ t: Int64, unit: Int64, _ zone: TimeZoneRules) -> Bucket {
         let seconds = ISO8601.floorDivide(t, 1_000_000).0

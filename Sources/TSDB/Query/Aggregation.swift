@@ -659,6 +659,7 @@ extension Store {
         _ row: (AggregateRow) -> Void
     ) {
         let (starts, tags, mantissas) = (block.starts, block.valueTags, block.mantissas)
+        let basic = sweep.basicOnly
         var end = sweep.currentEnd
         for i in range {
             if starts[i] >= end {
@@ -666,7 +667,11 @@ extension Store {
                 end = sweep.currentEnd
             }
             if UInt8(truncatingIfNeeded: tags[i]) == ValueTag.decimalBase {
-                sweep.acc.add(Double(mantissas[i]), keepValue: false)
+                if basic {
+                    sweep.acc.addBasic(Double(mantissas[i]))
+                } else {
+                    sweep.acc.add(Double(mantissas[i]), keepValue: false)
+                }
             } else if let v = block.value(at: i, in: segment) {
                 sweep.acc.add(v, keepValue: false)
             } else {

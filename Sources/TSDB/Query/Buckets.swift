@@ -157,16 +157,17 @@ public struct BucketWalker: Sendable {
         return Bucket(start: start * Self.micros, end: end * Self.micros)
     }
 
-    /// The bucket holding `t` (at or after `b.end`), found by arithmetic where buckets run at one
-    /// width: always for fixed buckets; for local minutes, hours, days and weeks while the offset
-    /// lasts (`run`, in seconds), when `b` lies in it, was not cut short or stretched by an offset
-    /// change, and the bucket found ends inside it (local midnights at one offset are 24 hours
-    /// apart; a day ends before the next change). Nil elsewhere. Sparse samples skip buckets:
-    /// minutes of resting heart rate come one to three minutes apart. (A year's days each found
-    /// from the zone's rules were 0.12M of the 3.4M instructions of its daily heart rate as a whole
-    /// query.)
-    func uniformBucket(containing t: Int64, after b: Bucket, within run: OffsetRun) -> Bucket? {
-        guard b.end > b.start, t >= b.end else { return nil }  // not a bucket yet, or t not ahead
+    /// The stretch around `b`, a bucket this walker found, where buckets run at one width and so are
+    /// found by arithmetic (``BucketGrid``): for fixed buckets, from `b` on; for local minutes,
+    /// hours, days and weeks, from `b` (when whole: not cut short or stretched by an offset change)
+    /// while the offset at its start lasts, as local midnights at one offset are 24 hours apart. A
+    /// day or week must end before the next change, as one that sets clocks back across its
+    /// midnight makes the date repeat and the day go on; minutes and hours may end at it. Sparse
+    /// samples skip buckets: minutes of resting heart rate come one to three minutes apart. (A
+    /// year's days each found from the zone's rules were 0.12M of the 3.4M instructions of its
+    /// daily heart rate as a whole query; a year's minutes each found by stepping from the last
+    /// bucket, ~110 instructions a row.)
+    func grid(around b: Bucket, offsets: inout OffsetCache) -> BucketGrid {
         let width: Int64
         switch spec {
         case .fixed(let seconds): width = seconds * Self.micros
@@ -174,17 +175,20 @@ public struct BucketWalker: Sendable {
         case .calendar(.hour): width = 3600 * Self.micros
         case .calendar(.day): width = 86_400 * Self.micros
         case .calendar(.week): width = 7 * 86_400 * Self.micros
-        default: return nil
+        default: return .none
         }
-        let start = b.end + (t - b.end) / width * width
-        if case .fixed = spec { return Bucket(start: start, end: start + width) }
-        // Bucket edges in a run are whole seconds. Minutes and hours end where the offset changes;
-        // a day goes on past a change that sets clocks back across its midnight (the date repeats).
-        let end = (start + width) / Self.micros
-        let days = width >= 86_400 * Self.micros
-        guard b.end - b.start == width, run.contains(b.start / Self.micros), days ? end < run.end : end <= run.end
-        else { return nil }
-        return Bucket(start: start, end: start + width)
+        let limit = BucketGrid.limit
+        guard b.end - b.start == width, b.start > -limit, b.end < limit else { return .none }
+        var last = limit
+        if case .calendar = spec {
+            let run = offsets.run(atUTC: ISO8601.floorDivide(b.start, Self.micros).0)
+            guard run.contains(ISO8601.floorDivide(b.start, Self.micros).0) else { return .none }
+            let runEnd = run.end >= limit / Self.micros ? limit : run.end * Self.micros
+            last = width >= 86_400 * Self.micros ? runEnd - 1 : runEnd
+        }
+        let end = b.start + (last - b.start) / width * width
+        guard end >= b.end else { return .none }
+        return BucketGrid(start: b.start, end: end, width: width)
     }
 
     /// Whether every bucket boundary in `[from, to)` (µs) lies on the 15-minute grid of slot
@@ -209,6 +213,25 @@ public struct BucketWalker: Sendable {
     }
 }
 
+/// A stretch of time where buckets run at one width: each bucket in `[start, end)` is
+/// `[start + k · width, start + (k + 1) · width)` (none when `end <= start`).
+struct BucketGrid {
+    let start: Int64, end: Int64, width: Int64
+
+    static let none = BucketGrid(start: 0, end: 0, width: 1)
+    /// How far a grid reaches either side of the epoch (µs, ~73,000 years): its arithmetic cannot
+    /// overflow within it, and aggregates stay well inside (``AggregatePlan/latest``).
+    static let limit = Int64.max / 4
+
+    /// The bucket holding `t`, when the grid holds it.
+    @inline(__always)
+    func bucket(containing t: Int64) -> Bucket? {
+        guard t >= start && t < end else { return nil }
+        let bucketStart = start + (t - start) / width * width
+        return Bucket(start: bucketStart, end: bucketStart + width)
+    }
+}
+
 /// A ``BucketWalker`` that remembers the last two buckets it found. A scan asks for the same
 /// bucket many times (once per block, slot group and row), and finding a local day costs a
 /// dozen offset lookups; scans move forward, so two suffice: the bucket being closed and the next.
@@ -217,6 +240,8 @@ struct BucketCursor {
     private var recent = Bucket(start: 0, end: 0)
     private var previous = Bucket(start: 0, end: 0)
     private var offsets: OffsetCache
+    /// Where the buckets around the last one the walker found run at one width.
+    private var grid = BucketGrid.none
 
     init(_ walker: BucketWalker) {
         self.walker = walker
@@ -229,10 +254,11 @@ struct BucketCursor {
         if t >= previous.start && t < previous.end { return previous }
         previous = recent
         // Rows of minutes or quarter hours ask for a bucket ahead each time: found by arithmetic.
-        if let next = walker.uniformBucket(containing: t, after: recent, within: offsets.run) {
+        if let next = grid.bucket(containing: t) {
             recent = next
         } else {
             recent = walker.bucket(containing: t, offsets: &offsets)
+            grid = walker.grid(around: recent, offsets: &offsets)
         }
         return recent
     }
