@@ -218,6 +218,36 @@ import Testing
         let b = Timestamp("2025-10-26T05:00:00+01:00")!.microseconds
         #expect(BucketWalker(spec: .calendar(.hour), zone: paris, from: a, to: b).buckets(from: a, to: b).count == 6)
     }
+
+    /// A duration too long for any range (past 10,000 years, or overflowing in microseconds) is
+    /// refused with the text given, not a crash; the longest allowed still aggregates.
+    @Test func durationsLongerThanAnyRangeAreRefused() throws {
+        for text in ["99999999999999w", "9999999999999d", "999999999999s", "3660001d", "106751992d"] {
+            #expect {
+                _ = try BucketSpec.parse(text)
+            } throws: { error in
+                let e = error as? TSDBError
+                return e?.kind == .invalidInput && e!.description.contains("\"\(text)\"")
+                    && e!.description.contains("10,000 years")
+            }
+        }
+        #expect(try BucketSpec.parse("3660000d") == .fixed(seconds: 3_660_000 * 86_400))
+        let (store, folder) = try DeduplicationTests().store([
+            DeduplicationTests().steps("08:00", "08:10", 100, "Watch")
+        ])
+        defer { folder.cleanup() }
+        for seconds: Int64 in [0, -60, 99_999_999_999_999] {
+            var options = AggregateOptions()
+            options.bucket = .fixed(seconds: seconds)
+            #expect(throws: TSDBError.self, "\(seconds) s") {
+                _ = try store.aggregate("HKQuantityTypeIdentifierStepCount", options: options)
+            }
+        }
+        var options = AggregateOptions()
+        options.bucket = try BucketSpec.parse("3660000d")
+        let rows = try store.aggregate("HKQuantityTypeIdentifierStepCount", options: options).rows
+        #expect(rows.count == 1 && rows[0].values[.sum] == 100)
+    }
 }
 
 /// Hand-worked cases for source priority and proration, with exact expected numbers.

@@ -368,6 +368,7 @@ extension Store {
         header: (AggregateResult, AggregatePlan) -> Void, row: (AggregateRow) -> Void,
         holding: () -> PieceHolding, held: (AggregatePieces.Held.Output) -> Void
     ) throws(TSDBError) -> AggregateResult {
+        try options.bucket.validate()
         let plan = aggregatePlan(type, from: from, to: to, options: options)
         var result = AggregateResult(
             type: type, kind: plan.kind, statistics: plan.statistics, categoryValues: [], rows: [])

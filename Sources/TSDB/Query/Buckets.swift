@@ -16,10 +16,26 @@ public enum BucketSpec: Sendable, Equatable, CustomStringConvertible {
         if let unit = CalendarUnit(rawValue: text.lowercased()) { return .calendar(unit) }
         let scale: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
         if let last = text.last, let unit = scale[last], let n = Int64(text.dropLast()), n > 0 {
-            return .fixed(seconds: n * unit)
+            let (seconds, overflow) = n.multipliedReportingOverflow(by: unit)
+            guard !overflow, seconds <= longestSeconds else {
+                throw TSDBError.invalidInput("bucket \"\(text)\" is longer than 10,000 years")
+            }
+            return .fixed(seconds: seconds)
         }
         throw TSDBError.invalidInput(
             "bucket \"\(text)\" is not minute, hour, day, week, month, year or a duration like 15m, 6h, 2d")
+    }
+
+    /// The longest fixed duration: 10,000 years of 366 days, longer than any range aggregated
+    /// (``AggregatePlan/earliest`` to ``AggregatePlan/latest``), and short enough that bucket
+    /// arithmetic in microseconds stays far from overflowing (``BucketGrid/limit``).
+    public static let longestSeconds: Int64 = 3_660_000 * 86_400
+
+    /// Throws unless a fixed duration is positive and at most ``longestSeconds`` (a library caller
+    /// may make one that ``parse(_:)`` would refuse).
+    func validate() throws(TSDBError) {
+        guard case .fixed(let seconds) = self, seconds <= 0 || seconds > Self.longestSeconds else { return }
+        throw TSDBError.invalidInput("a bucket of \(seconds) s is not between 1 s and 10,000 years")
     }
 
     public var description: String {
