@@ -449,9 +449,20 @@ import Testing
     @Test(arguments: [
         "2025-13", "20x5", "2025-02-30", "2025-03-01T25:00", "2025-04-01..2025-03-01", "2025-03-01T08:00:00Z",
         "yesterday", "2025...2026", "2025-03-01...", ".2025", "2025-03-01.",
+        // A date as the end names a period wholly before the start: reversed, not an empty range.
+        "2025..2024", "2025-03-02..2025-03-01", "2025-03..2025-02", "2025-03-01T00:00Z..2025-02-28",
     ])
     func rejectsRanges(text: String) {
         #expect(throws: TSDBError.self) { try TimeRange.parse(text) }
+    }
+
+    /// An end date whose period starts before the start still ends after it (from the 15th to the
+    /// end of March), and two equal instants make an empty range, as half-open ranges do.
+    @Test func endDatesReachingPastTheStartAndEmptyInstantRanges() throws {
+        let march = try TimeRange.parse("2025-03-15..2025-03")
+        #expect(march.to == Timestamp("2025-04-01T00:00:00Z")!.microseconds)
+        let empty = try TimeRange.parse("2025-03-01T10:00Z..2025-03-01T10:00Z")
+        #expect(empty.from == empty.to && empty.from == Timestamp("2025-03-01T10:00:00Z")!.microseconds)
     }
 }
 

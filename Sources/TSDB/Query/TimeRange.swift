@@ -30,8 +30,11 @@ public struct TimeRange: Sendable, Equatable, CustomStringConvertible {
             let a = String(before)
             let b = String(after)
             let from = a.isEmpty ? nil : try point(a, zone: zone, text: text).start
-            let to = b.isEmpty ? nil : try point(b, zone: zone, text: text).exclusiveEnd
-            if let from, let to, to < from {
+            let end = b.isEmpty ? nil : try point(b, zone: zone, text: text)
+            let to = end?.exclusiveEnd
+            // A date as the end ending where the range starts names a period wholly before it
+            // (`2025..2024`): reversed, where two equal instants are an empty half-open range.
+            if let from, let end, let to, to < from || (to == from && end.end != nil) {
                 throw TSDBError.invalidInput("range \"\(text)\" ends before it starts")
             }
             return TimeRange(from: from, to: to)
