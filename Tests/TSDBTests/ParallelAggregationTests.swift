@@ -184,6 +184,14 @@ import Testing
         if bucket != "minute" { #expect(fromSlots.blocksDecoded <= 2 && fromSlots.blocksFromSlots > 0) }
         #expect(fromSlots.rows.map { $0.values[.count] } == result.rows.map { $0.values[.count] })
         #expect(fromSlots.rows.map { $0.values[.max] } == result.rows.map { $0.values[.max] })
+        #expect(fromSlots.rows.map { $0.values[.min] } == result.rows.map { $0.values[.min] })
+        // Means from summaries add up decimals in another order than sample by sample.
+        for (a, b) in zip(fromSlots.rows, result.rows) {
+            let (x, y) = (a.values[.mean] ?? .nan, b.values[.mean] ?? .nan)
+            #expect(x.isNaN ? y.isNaN : abs(x - y) <= 1e-9 * max(1, abs(y)), "mean at \(a.start): \(x) ≠ \(y)")
+        }
+        #expect(fromSlots.rows.map(\.start) == result.rows.map(\.start))
+        #expect(fromSlots.rows.map(\.end) == result.rows.map(\.end))
 
         let walker = BucketWalker(spec: o.bucket, zone: o.zone, from: lo, to: hi)
         let (counts, values) = SlotSummaryTests.byBucket(samples, walker, lo: lo, hi: hi)

@@ -54,12 +54,14 @@ struct Accumulator {
         }
     }
 
-    /// Adds `v` to the count, sum and extremes alone: for a sweep whose rows read nothing else
+    /// Adds a sample's value (or none: it counts, but has no value) to the count, sum and extremes
+    /// alone: for a sweep whose rows read nothing else
     /// (``AggregateSweep/basicOnly``). A year's minute buckets spent ~58 instructions a sample in
     /// ``add(_:keepValue:)``, most on the shift, the first and the last, which such rows never show.
     @inline(__always)
-    mutating func addBasic(_ v: Double) {
+    mutating func addBasic(_ value: Double?) {
         count += 1
+        guard let v = value else { return }
         valueCount += 1
         sum += v
         minimum = Swift.min(minimum, v)

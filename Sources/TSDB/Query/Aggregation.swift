@@ -659,8 +659,8 @@ extension Store {
         _ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader, sweep: inout AggregateSweep,
         _ row: (AggregateRow) -> Void
     ) {
+        if sweep.basicOnly { return sweep.addBasic(block, range, in: segment, row) }
         let (starts, tags, mantissas) = (block.starts, block.valueTags, block.mantissas)
-        let basic = sweep.basicOnly
         var end = sweep.currentEnd
         for i in range {
             if starts[i] >= end {
@@ -668,11 +668,7 @@ extension Store {
                 end = sweep.currentEnd
             }
             if UInt8(truncatingIfNeeded: tags[i]) == ValueTag.decimalBase {
-                if basic {
-                    sweep.acc.addBasic(Double(mantissas[i]))
-                } else {
-                    sweep.acc.add(Double(mantissas[i]), keepValue: false)
-                }
+                sweep.acc.add(Double(mantissas[i]), keepValue: false)
             } else if let v = block.value(at: i, in: segment) {
                 sweep.acc.add(v, keepValue: false)
             } else {

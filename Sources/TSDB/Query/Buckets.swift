@@ -257,7 +257,7 @@ struct BucketCursor {
     private var previous = Bucket(start: 0, end: 0)
     private var offsets: OffsetCache
     /// Where the buckets around the last one the walker found run at one width.
-    private var grid = BucketGrid.none
+    private(set) var grid = BucketGrid.none
 
     init(_ walker: BucketWalker) {
         self.walker = walker
