@@ -301,7 +301,7 @@ import Testing
                 for s in chosen {
                     oneByOne[s] = acc.value(s, cumulativeSum: cumulativeSum, style: .discreteArithmetic)
                 }
-                let atOnce = acc.basicValues(mask, cumulativeSum: cumulativeSum)
+                let atOnce = acc.basicTotals.values(mask, cumulativeSum: cumulativeSum)
                 #expect(atOnce == oneByOne, "round \(round), mask \(mask)")
                 for s in Statistic.allCases where !chosen.contains(s) { #expect(atOnce[s] == nil) }
             }

@@ -54,20 +54,6 @@ struct Accumulator {
         }
     }
 
-    /// Adds a sample's value (or none: it counts, but has no value) to the count, sum and extremes
-    /// alone: for a sweep whose rows read nothing else
-    /// (``AggregateSweep/basicOnly``). A year's minute buckets spent ~58 instructions a sample in
-    /// ``add(_:keepValue:)``, most on the shift, the first and the last, which such rows never show.
-    @inline(__always)
-    mutating func addBasic(_ value: Double?) {
-        count += 1
-        guard let v = value else { return }
-        valueCount += 1
-        sum += v
-        minimum = Swift.min(minimum, v)
-        maximum = Swift.max(maximum, v)
-    }
-
     /// Adds a value kept for percentiles, given as its decimal mantissa and scale too.
     @inline(__always)
     mutating func add(_ v: Double, mantissa: Int64, scale: UInt8) {
@@ -309,22 +295,16 @@ struct Accumulator {
         self.maximum = Swift.max(self.maximum, groupMax)
     }
 
-    /// The statistics among count, sum, min, max and mean that `mask` names (bits by
-    /// ``Statistic/index``), all at once, each as ``value(_:cumulativeSum:style:)`` gives it with
-    /// the mean a plain average: a bucket's row without a call and a switch per statistic (a
-    /// year's hourly rows took ~170 instructions a row that way).
-    func basicValues(_ mask: UInt16, cumulativeSum: Double?) -> StatisticValues {
-        // count always; sum from the interval credits, or with values like min, max and mean.
-        let defined: UInt16 = valueCount > 0 ? 0b11111 : cumulativeSum != nil ? 0b00011 : 0b00001
-        let present = mask & defined
-        var v = StatisticValues()
-        if present & 1 != 0 { v.stored.0 = Double(count) }
-        if present & 2 != 0 { v.stored.1 = cumulativeSum ?? sum }
-        if present & 4 != 0 { v.stored.2 = minimum }
-        if present & 8 != 0 { v.stored.3 = maximum }
-        if present & 16 != 0 { v.stored.4 = sum / Double(valueCount) }
-        v.present = present
-        return v
+    /// The count, sum and extremes alone: what rows of count, sum, min, max and a plain mean show
+    /// (a year's hourly rows took ~170 instructions a row through ``value(_:cumulativeSum:style:)``).
+    /// Setting them leaves the rest as it is, which such rows never read.
+    var basicTotals: BasicTotals {
+        get { BasicTotals(count: count, valueCount: valueCount, sum: sum, minimum: minimum, maximum: maximum) }
+        set {
+            (count, valueCount, sum, minimum, maximum) = (
+                newValue.count, newValue.valueCount, newValue.sum, newValue.minimum, newValue.maximum
+            )
+        }
     }
 
     @inline(__always)

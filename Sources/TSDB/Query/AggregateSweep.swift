@@ -16,7 +16,7 @@ struct AggregateSweep {
     /// accumulator, with no row made and read back (``Store/aggregateColumns(_:from:to:options:)``).
     var columns: ColumnRows?
     /// The plan's statistics as bits by ``Statistic/index``, when all are among count, sum, min,
-    /// max and a plain mean (``Accumulator/basicValues(_:cumulativeSum:)``).
+    /// max and a plain mean (``BasicTotals/values(_:cumulativeSum:)``).
     let basicStatistics: UInt16?
     /// No credits, no `fill`, no cumulative sums, and only basic statistics: a bucket closes by
     /// writing those at once (``closeBasic(_:_:)``), and the next is the one holding the sample
@@ -46,13 +46,6 @@ struct AggregateSweep {
             current = buckets.bucket(containing: t)
             return
         }
-        advanceInGeneral(to: t, emit)
-    }
-
-    /// ``advance(to:_:)`` for any sweep (kept apart, the path of ``basicOnly`` sweeps needs no
-    /// stack frame this size).
-    @inline(never)
-    private mutating func advanceInGeneral(to t: Int64, _ emit: (AggregateRow) -> Void) {
         guard var bucket = current else {
             current = buckets.bucket(containing: fill ? plan.lo : min(t, nextActivity(atOrAfter: plan.lo) ?? t))
             if current!.end <= t { advance(to: t, emit) }
@@ -100,34 +93,26 @@ struct AggregateSweep {
     @inline(__always)
     private mutating func closeBasic(_ bucket: Bucket, _ emit: (AggregateRow) -> Void) {
         guard acc.count > 0 else { return }  // nothing added since the last reset
-        writeBasic(
-            bucket,
-            BasicTotals(
-                count: acc.count, valueCount: acc.valueCount, sum: acc.sum, minimum: acc.minimum, maximum: acc.maximum),
-            emit)
+        writeBasic(bucket, acc.basicTotals, emit)
         acc.reset()  // not deferred: a deferred reset was called out of line, ~30 instructions a row
     }
 
     /// Writes the row of `bucket` from `totals`, for a ``basicOnly`` sweep.
     @inline(__always)
     private mutating func writeBasic(_ bucket: Bucket, _ totals: BasicTotals, _ emit: (AggregateRow) -> Void) {
-        if columns != nil {
-            columns!.appendBasic(
-                bucket, count: totals.count, valueCount: totals.valueCount, sum: totals.sum, minimum: totals.minimum,
-                maximum: totals.maximum)
-        } else {
-            emit(
-                AggregateRow(
-                    start: bucket.start, end: bucket.end, values: totals.values(basicStatistics!),
-                    seconds: CategorySeconds()))
-        }
+        guard columns == nil else { return columns!.appendBasic(bucket, totals) }
+        emit(
+            AggregateRow(
+                start: bucket.start, end: bucket.end, values: totals.values(basicStatistics!, cumulativeSum: nil),
+                seconds: CategorySeconds()))
     }
 
-    /// Adds samples `range` of a decoded block, in time order, to a ``basicOnly`` sweep: those of
-    /// the current bucket to the accumulator; then, while the bucket cursor's grid holds them
-    /// (``BucketGrid``), each later bucket's added up in registers and its row written when a
-    /// sample leaves it, with no accumulator, cursor or sweep step per bucket. The last bucket
-    /// becomes the current one. (A year's minutes spent ~265 instructions a row moving the sweep on.)
+    /// Adds samples `range` of a decoded block, in time order, to a ``basicOnly`` sweep: the
+    /// current bucket's, then, while the bucket cursor's grid holds them (``BucketGrid``), each
+    /// later bucket's, added up in registers from what the accumulator holds, each row written
+    /// when a sample leaves its bucket: no accumulator, cursor or sweep step per bucket. The last
+    /// bucket becomes the current one. (A year's minutes spent ~265 instructions a row moving the
+    /// sweep on.)
     mutating func addBasic(
         _ block: DecodedBlock, _ range: Range<Int>, in segment: SegmentReader, _ emit: (AggregateRow) -> Void
     ) {
@@ -140,18 +125,14 @@ struct AggregateSweep {
         var i = range.lowerBound
         while i < range.upperBound {
             if starts[i] >= currentEnd { advance(to: starts[i], emit) }
-            let end = currentEnd
-            while i < range.upperBound && starts[i] < end {
-                acc.addBasic(value(i))
-                i += 1
-            }
+            var bucket = current!
+            var totals = acc.basicTotals
+            acc.reset()  // given back its figures below, so every bucket starts from a reset one
             let grid = buckets.grid
-            guard i < range.upperBound, starts[i] >= grid.start, starts[i] < grid.end else { continue }
-            closeBasic(current!, emit)
-            var bucket = grid.bucket(containing: starts[i])!
-            var totals = BasicTotals()
-            while i < range.upperBound && starts[i] < grid.end {
+            while i < range.upperBound {
                 if starts[i] >= bucket.end {
+                    // Off the grid, the sweep moves on as for any sample.
+                    guard starts[i] >= grid.start && starts[i] < grid.end else { break }
                     writeBasic(bucket, totals, emit)
                     bucket = grid.bucket(containing: starts[i])!
                     totals = BasicTotals()
@@ -160,8 +141,7 @@ struct AggregateSweep {
                 i += 1
             }
             current = bucket
-            (acc.count, acc.valueCount, acc.sum) = (totals.count, totals.valueCount, totals.sum)
-            (acc.minimum, acc.maximum) = (totals.minimum, totals.maximum)
+            acc.basicTotals = totals
         }
     }
 
@@ -183,7 +163,7 @@ struct AggregateSweep {
         }
         var values: StatisticValues
         if let basic = basicStatistics {
-            values = acc.basicValues(basic, cumulativeSum: cumulativeSum)
+            values = acc.basicTotals.values(basic, cumulativeSum: cumulativeSum)
         } else {
             values = StatisticValues()
             for s in plan.statistics {
@@ -424,13 +404,15 @@ struct BasicTotals {
         maximum = Swift.max(maximum, value)
     }
 
-    /// The statistics among count, sum, min, max and mean that `mask` names, as
-    /// ``Accumulator/basicValues(_:cumulativeSum:)`` gives them with no interval sum.
-    func values(_ mask: UInt16) -> StatisticValues {
-        let present = mask & (valueCount > 0 ? 0b11111 : 0b00001)
+    /// The statistics among count, sum, min, max and mean that `mask` names (bits by
+    /// ``Statistic/index``), the mean a plain average: count always; sum from `cumulativeSum` (the
+    /// interval credits) when given, else with the values like min, max and mean.
+    func values(_ mask: UInt16, cumulativeSum: Double?) -> StatisticValues {
+        let defined: UInt16 = valueCount > 0 ? 0b11111 : cumulativeSum != nil ? 0b00011 : 0b00001
+        let present = mask & defined
         var v = StatisticValues()
         if present & 1 != 0 { v.stored.0 = Double(count) }
-        if present & 2 != 0 { v.stored.1 = sum }
+        if present & 2 != 0 { v.stored.1 = cumulativeSum ?? sum }
         if present & 4 != 0 { v.stored.2 = minimum }
         if present & 8 != 0 { v.stored.3 = maximum }
         if present & 16 != 0 { v.stored.4 = sum / Double(valueCount) }

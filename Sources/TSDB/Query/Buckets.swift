@@ -197,8 +197,9 @@ public struct BucketWalker: Sendable {
         guard b.end - b.start == width, b.start > -limit, b.end < limit else { return .none }
         var last = limit
         if case .calendar = spec {
-            let run = offsets.run(atUTC: ISO8601.floorDivide(b.start, Self.micros).0)
-            guard run.contains(ISO8601.floorDivide(b.start, Self.micros).0) else { return .none }
+            let startSeconds = ISO8601.floorDivide(b.start, Self.micros).0
+            let run = offsets.run(atUTC: startSeconds)
+            guard run.contains(startSeconds) else { return .none }
             let runEnd = run.end >= limit / Self.micros ? limit : run.end * Self.micros
             last = width >= 86_400 * Self.micros ? runEnd - 1 : runEnd
         }

@@ -149,26 +149,23 @@ struct ColumnRows {
         if !categoryValues.isEmpty { appendSeconds(row.seconds, at: r) }
     }
 
-    /// Adds the row of `bucket` when the columns hold only count, sum, min, max and mean, from an
-    /// accumulator's figures as ``Accumulator/basicValues(_:cumulativeSum:)`` gives them (no interval
-    /// sum), with no ``StatisticValues`` made: copying one out per row was a fifth of a year of
-    /// minute buckets.
+    /// Adds the row of `bucket` when the columns hold only count, sum, min, max and mean, as
+    /// ``BasicTotals/values(_:cumulativeSum:)`` gives them without an interval sum, with no
+    /// ``StatisticValues`` made: copying one out per row was a fifth of a year of minute buckets.
     @inline(__always)
-    mutating func appendBasic(
-        _ bucket: Bucket, count: Int, valueCount: Int, sum: Double, minimum: Double, maximum: Double
-    ) {
+    mutating func appendBasic(_ bucket: Bucket, _ totals: BasicTotals) {
         let r = next()
         words[r] = UInt64(bitPattern: bucket.start)
         words[capacity + r] = UInt64(bitPattern: bucket.end)
-        let hasValues = valueCount > 0
+        let hasValues = totals.valueCount > 0
         for k in 0..<statisticCount {
             let value: Double
             switch statisticIndex(k) {
-            case 0: value = Double(count)
-            case 1: value = hasValues ? sum : .nan
-            case 2: value = hasValues ? minimum : .nan
-            case 3: value = hasValues ? maximum : .nan
-            default: value = hasValues ? sum / Double(valueCount) : .nan
+            case 0: value = Double(totals.count)
+            case 1: value = hasValues ? totals.sum : .nan
+            case 2: value = hasValues ? totals.minimum : .nan
+            case 3: value = hasValues ? totals.maximum : .nan
+            default: value = hasValues ? totals.sum / Double(totals.valueCount) : .nan
             }
             words[(2 + k) * capacity + r] = value.bitPattern
         }
