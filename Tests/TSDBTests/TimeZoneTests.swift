@@ -45,6 +45,30 @@ import Testing
         #expect(caught { _ = try TimeZoneRules.named("../etc/passwd") }?.kind == .invalidInput)
     }
 
+    /// A suggestion is a likely typo or a city's bare name, never a name that merely shares some
+    /// letters: "Nowhere" once got "did you mean Antarctica/Rothera?" (three letters of seven).
+    @Test(arguments: [
+        ("europe/pari", "did you mean Europe/Paris?"), ("Paris", "did you mean Europe/Paris?"),
+        ("Europe/Prais", "did you mean Europe/Paris?"), ("Asia/Kathmadnu", "did you mean Asia/Kathmandu?"),
+        ("Nowhere", "use an IANA name"), ("Mars/Olympus", "use an IANA name"),
+        ("Europe", "Europe is a region; its zones: "),
+    ])
+    func suggestionsForUnknownZones(name: String, expected: String) {
+        let message = caught { _ = try TimeZoneRules.named(name) }?.message ?? ""
+        #expect(message.contains(expected), "\(message)")
+    }
+
+    /// The distance behind suggestions: a swap of neighbours is one edit; no substring is edited
+    /// twice (so "ca" → "abc" is three, not two).
+    @Test(arguments: [
+        ("", "", 0), ("", "abc", 3), ("abc", "", 3), ("prais", "paris", 1), ("ab", "ba", 1),
+        ("kitten", "sitting", 3), ("ca", "abc", 3), ("nowhere", "rothera", 3), ("qurey", "query", 1),
+    ])
+    func editDistances(a: String, b: String, distance: Int) {
+        #expect(TypeNames.editDistance(a, b) == distance)
+        #expect(TypeNames.editDistance(b, a) == distance)
+    }
+
     @Test func posixFooterRules() {
         let rule = PosixRule("CET-1CEST,M3.5.0,M10.5.0/3")
         #expect(rule?.standard == 3600 && rule?.daylight == 7200)

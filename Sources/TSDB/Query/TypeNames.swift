@@ -57,7 +57,8 @@ public enum TypeNames {
     }
 
     /// Up to three of `candidates` close to `name`: same prefix, or a small edit distance
-    /// (case-insensitive), best first.
+    /// (case-insensitive), best first. The distance allowed grows with the name, about one edit in
+    /// four letters: at one in three, "Nowhere" was close to "Rothera" (three of seven letters).
     public static func closest(to name: String, among candidates: [String]) -> [String] {
         let key = name.lowercased()
         guard !key.isEmpty else { return [] }
@@ -66,23 +67,31 @@ public enum TypeNames {
             let prefix = key.count >= 3 && (lower.hasPrefix(key) || key.hasPrefix(lower))
             return (c, prefix ? 0 : editDistance(key, lower))
         }
-        let limit = max(1, min(3, key.count / 3 + 1))
+        let limit = max(1, min(3, (key.count + 2) / 4))
         return scored.filter { $0.1 <= limit }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(3).map(\.0)
     }
 
+    /// Edits (insertions, deletions, substitutions and swaps of two neighbours, each counted once)
+    /// that turn `a` into `b`, no substring edited twice: a swap is the commonest typo ("Prais").
     static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.utf8)
         let b = Array(b.utf8)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
+        guard !a.isEmpty else { return b.count }
+        // Rows i - 2, i - 1 and i of the table of distances between prefixes.
+        var older = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var row = previous
+        for i in 1...a.count {
             row[0] = i
             for j in stride(from: 1, through: b.count, by: 1) {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    row[j] = min(row[j], older[j - 2] + 1)
+                }
             }
+            (older, previous) = (previous, row)
         }
-        return a.isEmpty ? b.count : row[b.count]
+        return previous[b.count]
     }
 }
