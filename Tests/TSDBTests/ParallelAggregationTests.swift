@@ -249,6 +249,30 @@ import Testing
         #expect(written == expected)
     }
 
+    /// The command line formats a long aggregate's pieces of statistics from the columns their
+    /// sweeps lay out (``AggregateRowColumns``); on one thread it formats rows as they come: the
+    /// text is the same, byte for byte, in every format, whichever statistics and in any order.
+    @Test(arguments: [
+        ("UTC", "15m", "count,min,max,mean"), ("Australia/Lord_Howe", "hour", "mean,count"),
+        ("Asia/Kathmandu", "minute", "max,min,sum"), ("America/St_Johns", "45m", "count,p50,stddev"),
+    ])
+    func commandLineTextFromColumnsEqualsTextFromRows(zone: String, bucket: String, stats: String) throws {
+        let (_, folder) = try fixture()
+        defer { folder.cleanup() }
+        for format in bucket == "minute" ? ["csv"] : ["csv", "ndjson", "json", "markdown"] {
+            let query = [
+                "query", Self.type, "--bucket", bucket, "--tz", zone, "--stats", stats, "--format", format,
+                "--store", folder.path,
+            ]
+            let rows = try tsdbShell(query + ["--threads", "1"])
+            let columns = try tsdbShell(query + ["--timings"])
+            #expect(rows.status == 0 && columns.status == 0, "\(rows.stderr)\(columns.stderr)")
+            #expect(columns.stderr.contains("pieces on 2 threads"), "\(columns.stderr)")
+            #expect(rows.stdout.split(separator: "\n").count > 1_000)
+            #expect(rows.stdout == columns.stdout, "\(format) text differs")
+        }
+    }
+
     // MARK: - Slots merged as integers
 
     /// A stored slot computed straight from its mantissas.

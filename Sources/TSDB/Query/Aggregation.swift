@@ -162,12 +162,20 @@ extension Statistic {
 /// (caches), never change a row's text.
 public protocol AggregateRowFormatter: Sendable {
     mutating func append(_ row: AggregateRow, to bytes: inout [UInt8])
+    /// Appends `rows` as ``append(_:to:)`` would, one after another. A long aggregate of statistics
+    /// (no category values) hands its pieces' rows over this way, as its sweep lays them out, with
+    /// no ``AggregateRow`` made for each.
+    mutating func append(_ rows: AggregateRowColumns, to bytes: inout [UInt8])
     /// About the most bytes a row takes (to reserve room for many rows at once).
     var maximumRowLength: Int { get }
 }
 
 extension AggregateRowFormatter {
     public var maximumRowLength: Int { 128 }
+
+    public mutating func append(_ rows: AggregateRowColumns, to bytes: inout [UInt8]) {
+        for r in 0..<rows.count { append(rows.row(r), to: &bytes) }
+    }
 }
 
 /// One bucket of an aggregate.
@@ -344,11 +352,16 @@ extension Store {
     ) throws(TSDBError) -> AggregateResult {
         try withoutActuallyEscaping(write) { (write) throws(TSDBError) -> AggregateResult in
             var sink: (any RowBytesSink)?
+            // Pieces of statistics are formatted from the columns their sweeps lay out.
+            var shape: ColumnChunk?
             let result = try aggregate(
                 type, from: from, to: to, options: options,
-                header: { result, _ in sink = header(result).sink(write: write) },
+                header: { result, _ in
+                    sink = header(result).sink(write: write)
+                    if result.kind != .category { shape = ColumnChunk(statistics: result.statistics, capacity: 1) }
+                },
                 row: { row in sink!.append(row) },
-                holding: { .bytes(sink!.copyOfFormatter) },
+                holding: { .bytes(sink!.copyOfFormatter, columns: shape) },
                 held: { output in
                     guard case .bytes(let bytes) = output else { return }
                     sink!.flush()

@@ -22,6 +22,11 @@ final class ColumnChunk: @unchecked Sendable {
 
     private init(layout other: ColumnRows, capacity: Int) { rows = ColumnRows(layout: other, capacity: capacity) }
 
+    /// Room for `capacity` rows of `statistics`, with no category values.
+    init(statistics: [Statistic], capacity: Int) {
+        rows = ColumnRows(statistics: statistics, categoryValues: [], capacity: capacity)
+    }
+
     deinit { rows.words.deallocate() }
 
     /// The same columns, empty, with room for `capacity` rows.
@@ -62,6 +67,18 @@ final class ColumnChunk: @unchecked Sendable {
         try body(&lent)
     }
 
+    /// Lends the rows to `body` as columns of statistics (the chunk has no category values).
+    func withColumns<R>(_ body: (AggregateRowColumns) -> R) -> R {
+        precondition(rows.fields == 2 + rows.statisticCount, "rows with category values")
+        return body(AggregateRowColumns(rows))
+    }
+
+    /// Appends the rows to `bytes` formatted by `format`, and empties the chunk.
+    func format<Formatter: AggregateRowFormatter>(with format: inout Formatter, into bytes: inout [UInt8]) {
+        withColumns { format.append($0, to: &bytes) }
+        removeAll()
+    }
+
     /// Appends field `k` of every row to `column`.
     func copy<Value: BitwiseCopyable>(field k: Int, into column: inout [Value]) {
         precondition(MemoryLayout<Value>.stride == 8 && k < rows.fields)
@@ -81,8 +98,8 @@ struct ColumnRows {
     private(set) var room: Int
     var count = 0
     /// The ``Statistic/index`` of each statistic, four bits each, in column order.
-    private var statistics: UInt64
-    private var statisticCount: Int
+    private(set) var statistics: UInt64
+    private(set) var statisticCount: Int
     private var categoryValues: [Int64]
     var fields: Int { 2 + statisticCount + categoryValues.count }
 
@@ -257,5 +274,62 @@ extension Store {
     /// Gives `chunk`, no longer used, to ``chunkPool`` unless it is too large to keep.
     func keep(_ chunk: ColumnChunk) {
         if chunk.words <= ColumnChunk.mostWordsKept { chunkPool.give(chunk) }
+    }
+}
+
+/// Rows of statistics laid out as a ``ColumnChunk`` holds them, lent to an
+/// ``AggregateRowFormatter`` for one call (``AggregateRowFormatter/append(_:to:)-(AggregateRowColumns,_)``):
+/// the memory is the chunk's, so a view is only valid during that call.
+///
+/// Public, with inlinable readers, so that the command line's formatter reads each value with one
+/// load: this compiler inlines no `package` function across modules.
+public struct AggregateRowColumns {
+    public let count: Int
+    /// How many value columns each row has (one per statistic).
+    public let statisticCount: Int
+    @usableFromInline let words: UnsafePointer<UInt64>
+    @usableFromInline let capacity: Int
+    /// The ``Statistic/index`` of each column, four bits each.
+    private let statistics: UInt64
+
+    init(_ rows: borrowing ColumnRows) {
+        (count, statisticCount, capacity) = (rows.count, rows.statisticCount, rows.capacity)
+        words = UnsafePointer(rows.words)
+        statistics = rows.statistics
+    }
+
+    /// Row `r`'s bucket start, µs since the epoch.
+    @inlinable public func start(_ r: Int) -> Int64 {
+        precondition(r >= 0 && r < count)
+        return Int64(bitPattern: words[r])
+    }
+
+    /// Row `r`'s bucket end, µs since the epoch.
+    @inlinable public func end(_ r: Int) -> Int64 {
+        precondition(r >= 0 && r < count)
+        return Int64(bitPattern: words[capacity + r])
+    }
+
+    /// Row `r`'s value of statistic column `k`: NaN where the statistic is undefined (the minimum
+    /// of no samples), where ``AggregateRow/values`` has none.
+    @inlinable public func value(_ k: Int, _ r: Int) -> Double {
+        precondition(r >= 0 && r < count && k >= 0 && k < statisticCount)
+        return Double(bitPattern: words[(2 + k) * capacity + r])
+    }
+
+    /// The statistic of column `k`.
+    public func statistic(_ k: Int) -> Statistic {
+        precondition(k >= 0 && k < statisticCount)
+        return Statistic.withIndex(Int(truncatingIfNeeded: statistics >> (4 * k) & 0xF))
+    }
+
+    /// Row `r` as an ``AggregateRow``.
+    public func row(_ r: Int) -> AggregateRow {
+        var values = StatisticValues()
+        for k in 0..<statisticCount {
+            let v = value(k, r)
+            if !v.isNaN { values[statistic(k)] = v }
+        }
+        return AggregateRow(start: start(r), end: end(r), values: values, seconds: CategorySeconds())
     }
 }

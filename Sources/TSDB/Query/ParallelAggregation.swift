@@ -227,8 +227,9 @@ enum InOrderPieces {
 /// How a piece scanned off the calling thread keeps its rows until the pieces before it are out.
 enum PieceHolding {
     case rows
-    /// Formatted by copies of this formatter.
-    case bytes(any AggregateRowFormatter)
+    /// Formatted by copies of this formatter: from chunks with the columns of `columns`, when
+    /// given, else row by row.
+    case bytes(any AggregateRowFormatter, columns: ColumnChunk?)
     /// In chunks with the columns of this one.
     case columns(ColumnChunk)
 }
@@ -363,25 +364,55 @@ extension Store {
         try InOrderPieces.run(
             count: pieces.count,
             stream: { (i) throws(TSDBError) in
-                guard case .columns(let shape) = holding else {
-                    return try scanPiece(plan, pieces, i, options, walker, &result, row)
+                switch holding {
+                case .columns(let shape):
+                    // Into a chunk too, handed out at once: no row is made (``AggregateSweep/columns``).
+                    let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
+                    try scanPiece(plan, pieces, i, options, walker, &result, into: chunk, row)
+                    held(.columns(chunk))
+                    chunk.removeAll()
+                    chunks.give(chunk)
+                case .bytes(let formatter, let shape?):
+                    // Formatted from a chunk as held pieces are, and handed out at once.
+                    let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
+                    defer {
+                        chunk.removeAll()
+                        chunks.give(chunk)
+                    }
+                    var format = formatters.take() ?? formatter
+                    defer { formatters.give(format) }
+                    var bytes = spare.take() ?? []
+                    try scanPiece(plan, pieces, i, options, walker, &result, into: chunk, row)
+                    chunk.format(with: &format, into: &bytes)
+                    held(.bytes(bytes))
+                    bytes.removeAll(keepingCapacity: true)
+                    spare.give(bytes)
+                case .rows, .bytes:
+                    try scanPiece(plan, pieces, i, options, walker, &result, row)
                 }
-                // Into a chunk too, handed out at once: no row is made (``AggregateSweep/columns``).
-                let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
-                try scanPiece(plan, pieces, i, options, walker, &result, into: chunk, row)
-                held(.columns(chunk))
-                chunk.removeAll()
-                chunks.give(chunk)
             },
             hold: { (i) throws(TSDBError) in
                 switch holding {
                 case .rows:
                     return try self.scanHeldRows(plan, pieces, i, options, walker, counts: template)
-                case .bytes(let formatter):
+                case .bytes(let formatter, let shape):
                     var format = formatters.take() ?? formatter
                     defer { formatters.give(format) }
                     let buffer = spare.take() ?? []
-                    return try self.scanHeld(plan, pieces, i, options, walker, &format, into: buffer, counts: template)
+                    guard let shape else {
+                        return try self.scanHeld(
+                            plan, pieces, i, options, walker, &format, into: buffer, counts: template)
+                    }
+                    let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
+                    defer {
+                        chunk.removeAll()
+                        chunks.give(chunk)
+                    }
+                    var held = try self.scanHeld(plan, pieces, i, options, walker, into: chunk, counts: template)
+                    var bytes = buffer
+                    chunk.format(with: &format, into: &bytes)
+                    held.output = .bytes(bytes)
+                    return held
                 case .columns(let shape):
                     let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
                     return try self.scanHeld(plan, pieces, i, options, walker, into: chunk, counts: template)
