@@ -31,6 +31,10 @@ def timed(cmd, repeat=1):
 SETTLE_SECONDS = 6
 # Ingests of tsdb and DuckDB each, alternating (medians compared; peak memory the largest of them).
 INGEST_ROUNDS = 3
+# Target 4 (any bucket in any zone): the buckets and zones timed, and runs of each.
+GRID_BUCKETS = ["minute", "15m", "hour", "day", "week", "month"]
+GRID_ZONES = ["UTC", "Europe/Paris", "Asia/Kathmandu", "Australia/Lord_Howe"]
+BUCKET_ROUNDS = 9
 
 
 def settle():
@@ -241,6 +245,16 @@ class Tsdb:
         ms = float(re.search(r"aggregate and output ([\d.]+) ms", p.stderr).group(1))
         return len(p.stdout.strip().splitlines()) - 1, ms / 1000
 
+    def bucketed(self, folder, year_range, bucket, tz):
+        """The year's heart rate per `bucket` in zone `tz` as CSV to /dev/null: tsdb's in-process
+        seconds (`--timings`: aggregate and output, the store's opening excluded)."""
+        cmd = [self.exe, "query", "HeartRate", "--range", year_range, "--bucket", bucket, "--tz", tz,
+               "--stats", "count,min,max,mean", "--format", "csv", "--timings", "--store", folder]
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            sys.exit(f"failed: {' '.join(cmd)}\n{p.stderr}")
+        return float(re.search(r"aggregate and output ([\d.]+) ms", p.stderr).group(1)) / 1000
+
     def daily(self, folder, year_range, tz="UTC"):
         p = run([self.exe, "query", "HeartRate", "--range", year_range, "--bucket", "day", "--tz", tz,
                  "--stats", "count,min,max,mean", "--format", "csv", "--timings", "--store", folder])
@@ -378,6 +392,16 @@ def measure(label, folder, tsdb, year_range, export_range, work, incremental_day
                                       "--stats", "count,min,max,mean", "--format", "csv", "--store", folder], repeat=21)
     r["duck_zone_process_s"] = timed([sys.executable, "-c", DUCK_ONESHOT, zq, zone], repeat=7)
 
+    # Target 4's "any bucket in any zone": tsdb alone (ranges.py has DuckDB's answers to such
+    # questions), the combinations taking turns run by run.
+    times = {}
+    for _ in range(BUCKET_ROUNDS):
+        for bucket in GRID_BUCKETS:
+            for tz in GRID_ZONES:
+                times.setdefault(f"{bucket} {tz}", []).append(tsdb.bucketed(folder, year_range, bucket, tz))
+    r["bucket_grid_s"] = {k: statistics.median(v) for k, v in times.items()}
+    r["bucket_year"] = year_range
+
     # Whole process, as a person would run it.
     # Daily steps, counted once where the phone and the watch overlap: no peer counts that way
     # (their sums would count both), so tsdb alone.
@@ -503,6 +527,15 @@ def report(results, limits, machine):
                          f"{fmt_s(r['tsdb_last_day_s'])} ({r['tsdb_last_day_s'] / r['tsdb_ingest_s'] * 100:.1f}% of "
                          f"a full compaction) | | | | |")
         lines.append("")
+        if "bucket_grid_s" in r:
+            grid = r["bucket_grid_s"]
+            lines += [f"Heart rate per bucket over {r['bucket_year']}, count/min/max/mean as CSV, tsdb in-process "
+                      f"(`tsdb query --timings`: aggregating and writing the rows; medians of {BUCKET_ROUNDS}, "
+                      "the combinations taking turns):", "",
+                      "| bucket | " + " | ".join(GRID_ZONES) + " |", "|---" * (len(GRID_ZONES) + 1) + "|"]
+            for bucket in GRID_BUCKETS:
+                lines.append(f"| {bucket} | " + " | ".join(f"{grid[f'{bucket} {tz}'] * 1000:.2f} ms" for tz in GRID_ZONES) + " |")
+            lines.append("")
     lines += ["### The machine's limits", "",
               f"- Memory read bandwidth (numpy sum over 256 MiB, one core): {limits['bandwidth'] / 1e9:.1f} GB/s; tsdb's daily aggregate "
               f"decodes {limits['decode_rate'] / 1e6:.0f} M heart-rate samples/s including everything "

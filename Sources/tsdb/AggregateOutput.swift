@@ -344,6 +344,14 @@ struct AggregateLines: AggregateRowFormatter {
         var (stamps, numbers) = (self.stamps, self.numbers)
         defer { (self.stamps, self.numbers) = (stamps, numbers) }
         let rowsARoom = 1024
+        // Room for them all at once, as rows usually are (two timestamps, up to nine bytes a value),
+        // and a room's worst case: grown room by room, the bytes were copied into new memory and
+        // faulted in again (63 of the 460 page faults of a year's hours). Reserving every row's
+        // worst case made each piece's bytes new memory (a year's minutes, 572 -> 1,286 faults).
+        let usual = 2 * LocalTimestampWriter.length + 2 + rows.statisticCount * 9
+        let needed = bytes.count + rows.count * usual + min(rows.count, rowsARoom) * maximumRowLength
+        // Twice the room when growing: a buffer reused for later pieces then settles at a size.
+        if bytes.capacity < needed { bytes.reserveCapacity(max(needed, 2 * bytes.capacity)) }
         for first in stride(from: 0, to: rows.count, by: rowsARoom) {
             let end = min(first + rowsARoom, rows.count)
             RowBytes.append(to: &bytes, capacity: (end - first) * maximumRowLength) { out in

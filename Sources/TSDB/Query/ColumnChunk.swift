@@ -307,14 +307,15 @@ public struct AggregateRowColumns {
     /// Row `r`'s bucket end, µs since the epoch.
     @inlinable public func end(_ r: Int) -> Int64 {
         precondition(r >= 0 && r < count)
-        return Int64(bitPattern: words[capacity + r])
+        return Int64(bitPattern: words[capacity &+ r])
     }
 
     /// Row `r`'s value of statistic column `k`: NaN where the statistic is undefined (the minimum
     /// of no samples), where ``AggregateRow/values`` has none.
     @inlinable public func value(_ k: Int, _ r: Int) -> Double {
         precondition(r >= 0 && r < count && k >= 0 && k < statisticCount)
-        return Double(bitPattern: words[(2 + k) * capacity + r])
+        // Within the chunk's words (checked above), so no overflow.
+        return Double(bitPattern: words[(2 &+ k) &* capacity &+ r])
     }
 
     /// The statistic of column `k`.

@@ -61,7 +61,7 @@ public struct ExactNumberWriter: Sendable {
     /// Inlinable (so public) for its common case, a count or a heart rate: a whole number below 1,000.
     @inlinable @inline(__always)
     public mutating func write(_ v: Double, to out: inout RowBytes) {
-        if v >= 0 && v < 1000 && Double(Int64(v)) == v { return out.write(Int64(v)) }
+        if v >= 0 && v < 1000 && Double(Int(v)) == v { return out.writeBelowThousand(Int(v)) }
         writeAny(v, to: &out)
     }
 
