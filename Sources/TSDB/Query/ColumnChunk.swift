@@ -73,12 +73,6 @@ final class ColumnChunk: @unchecked Sendable {
         return body(AggregateRowColumns(rows))
     }
 
-    /// Appends the rows to `bytes` formatted by `format`, and empties the chunk.
-    func format<Formatter: AggregateRowFormatter>(with format: inout Formatter, into bytes: inout [UInt8]) {
-        withColumns { format.append($0, to: &bytes) }
-        removeAll()
-    }
-
     /// Appends field `k` of every row to `column`.
     func copy<Value: BitwiseCopyable>(field k: Int, into column: inout [Value]) {
         precondition(MemoryLayout<Value>.stride == 8 && k < rows.fields)

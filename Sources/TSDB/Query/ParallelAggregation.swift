@@ -374,16 +374,12 @@ extension Store {
                     chunks.give(chunk)
                 case .bytes(let formatter, let shape?):
                     // Formatted from a chunk as held pieces are, and handed out at once.
-                    let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
-                    defer {
-                        chunk.removeAll()
-                        chunks.give(chunk)
-                    }
                     var format = formatters.take() ?? formatter
                     defer { formatters.give(format) }
                     var bytes = spare.take() ?? []
-                    try scanPiece(plan, pieces, i, options, walker, &result, into: chunk, row)
-                    chunk.format(with: &format, into: &bytes)
+                    let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
+                    defer { chunks.give(chunk) }
+                    try scanFormatted(plan, pieces, i, options, walker, &format, chunk, into: &bytes, &result, row)
                     held(.bytes(bytes))
                     bytes.removeAll(keepingCapacity: true)
                     spare.give(bytes)
@@ -404,15 +400,11 @@ extension Store {
                             plan, pieces, i, options, walker, &format, into: buffer, counts: template)
                     }
                     let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
-                    defer {
-                        chunk.removeAll()
-                        chunks.give(chunk)
-                    }
-                    var held = try self.scanHeld(plan, pieces, i, options, walker, into: chunk, counts: template)
-                    var bytes = buffer
-                    chunk.format(with: &format, into: &bytes)
-                    held.output = .bytes(bytes)
-                    return held
+                    defer { chunks.give(chunk) }
+                    var (bytes, counts) = (buffer, template)
+                    try self.scanFormatted(
+                        plan, pieces, i, options, walker, &format, chunk, into: &bytes, &counts, { _ in })
+                    return AggregatePieces.Held(output: .bytes(bytes), counts: counts)
                 case .columns(let shape):
                     let chunk = chunks.take() ?? self.chunk(like: shape, capacity: mostRows ?? 1024)
                     return try self.scanHeld(plan, pieces, i, options, walker, into: chunk, counts: template)
@@ -447,6 +439,18 @@ extension Store {
         var counts = counts
         try scanPiece(plan, pieces, i, options, walker, &counts, into: chunk) { _ in }
         return AggregatePieces.Held(output: .columns(chunk), counts: counts)
+    }
+
+    /// Scans piece `i` into `chunk` (empty, and left empty) and appends its rows to `bytes` formatted
+    /// by `format` from the chunk's columns (``AggregateRowColumns``): no row is made.
+    private func scanFormatted<Formatter: AggregateRowFormatter>(
+        _ plan: AggregatePlan, _ pieces: AggregatePieces, _ i: Int, _ options: AggregateOptions,
+        _ walker: BucketWalker, _ format: inout Formatter, _ chunk: ColumnChunk, into bytes: inout [UInt8],
+        _ counts: inout AggregateResult, _ row: (AggregateRow) -> Void
+    ) throws(TSDBError) {
+        defer { chunk.removeAll() }
+        try scanPiece(plan, pieces, i, options, walker, &counts, into: chunk, row)
+        chunk.withColumns { format.append($0, to: &bytes) }
     }
 
     /// Scans piece `i`, holding its rows.
