@@ -332,10 +332,10 @@ struct AggregateLines: AggregateRowFormatter {
         RowBytes.append(to: &bytes, capacity: maximumRowLength) { out in write(row, to: &out) }
     }
 
-    /// CSV rows straight from the columns, many rows to one room made in `bytes` (making room
-    /// cost ~90 instructions a row); other styles row by row.
+    /// Rows straight from the columns, many rows to one room made in `bytes` (making room cost ~90
+    /// instructions a row), with no ``AggregateRow`` made for each.
     mutating func append(_ rows: AggregateRowColumns, to bytes: inout [UInt8]) {
-        guard style == .csv, let statistics, statistics.count == rows.statisticCount else {
+        guard let statistics, statistics.count == rows.statisticCount else {
             for r in 0..<rows.count { append(rows.row(r), to: &bytes) }
             return
         }
@@ -343,6 +343,7 @@ struct AggregateLines: AggregateRowFormatter {
         // the formatter was retained and checked for exclusive access per row.
         var (stamps, numbers) = (self.stamps, self.numbers)
         defer { (self.stamps, self.numbers) = (stamps, numbers) }
+        let (style, keys) = (self.style, self.keys)
         let rowsARoom = 1024
         // Room for them all at once, as rows usually are (two timestamps, up to nine bytes a value),
         // and a room's worst case: grown room by room, the bytes were copied into new memory and
@@ -355,77 +356,72 @@ struct AggregateLines: AggregateRowFormatter {
         for first in stride(from: 0, to: rows.count, by: rowsARoom) {
             let end = min(first + rowsARoom, rows.count)
             RowBytes.append(to: &bytes, capacity: (end - first) * maximumRowLength) { out in
-                for r in first..<end { Self.writeCSV(rows, r, &stamps, &numbers, to: &out) }
+                for r in first..<end {
+                    Self.writeLine(
+                        start: rows.start(r), end: rows.end(r), cells: rows.statisticCount,
+                        {
+                            let v = rows.value($0, r)
+                            return v.isNaN ? nil : v
+                        }, style, keys, &stamps, &numbers, to: &out)
+                }
             }
         }
     }
 
-    /// Row `r` of `rows` as CSV.
-    @inline(__always)
-    private static func writeCSV(
-        _ rows: AggregateRowColumns, _ r: Int, _ stamps: inout LocalTimestampWriter,
-        _ numbers: inout ExactNumberWriter, to out: inout RowBytes
-    ) {
-        stamps.write(rows.start(r), to: &out)
-        out.byte(UInt8(ascii: ","))
-        stamps.write(rows.end(r), to: &out)
-        for k in 0..<rows.statisticCount {
-            out.byte(UInt8(ascii: ","))
-            let value = rows.value(k, r)
-            if !value.isNaN { numbers.write(value, to: &out) }
+    private mutating func write(_ row: AggregateRow, to out: inout RowBytes) {
+        if let statistics {
+            let values = row.values
+            Self.writeLine(
+                start: row.start, end: row.end, cells: statistics.count, { values[statistics[$0]] }, style, keys,
+                &stamps, &numbers, to: &out)
+        } else {
+            let (seconds, categoryValues) = (row.seconds, categoryValues)
+            Self.writeLine(
+                start: row.start, end: row.end, cells: categoryValues.count,
+                { (seconds[categoryValues[$0]] ?? 0) / 60 }, style, keys, &stamps, &numbers, to: &out)
         }
-        out.byte(UInt8(ascii: "\n"))
     }
 
-    private mutating func write(_ row: AggregateRow, to out: inout RowBytes) {
-        if style == .csv, let statistics { return writeCSV(row, statistics, to: &out) }
+    /// A row's line: its bucket's bounds, then `cells` values (`value(k)` for cell `k`, nil where
+    /// there is none), from a row or straight from columns.
+    @inline(__always)
+    private static func writeLine(
+        start: Int64, end: Int64, cells: Int, _ value: (Int) -> Double?, _ style: Style, _ keys: FixedTexts,
+        _ stamps: inout LocalTimestampWriter, _ numbers: inout ExactNumberWriter, to out: inout RowBytes
+    ) {
+        // CSV, the commonest, with no choice of style made per cell.
+        if style == .csv {
+            stamps.write(start, to: &out)
+            out.byte(UInt8(ascii: ","))
+            stamps.write(end, to: &out)
+            for k in 0..<cells {
+                out.byte(UInt8(ascii: ","))
+                if let v = value(k) { numbers.write(v, to: &out) }
+            }
+            return out.byte(UInt8(ascii: "\n"))
+        }
         switch style {
         case .csv, .tableCells: break
         case .ndjson: out.write("{\"start\":\"")
         case .json: out.write(",\n  {\"start\":\"")
         case .markdown: out.write("| ")
         }
-        stamps.write(row.start, to: &out)
+        stamps.write(start, to: &out)
         switch style {
         case .csv: out.byte(UInt8(ascii: ","))
         case .ndjson, .json: out.write("\",\"end\":\"")
         case .markdown: out.write(" | ")
         case .tableCells: out.byte(AggregateTableCells.separator)
         }
-        stamps.write(row.end, to: &out)
+        stamps.write(end, to: &out)
         if style == .ndjson || style == .json { out.byte(UInt8(ascii: "\"")) }
-        var column = 0
-        if let statistics {
-            for s in statistics {
-                Self.cell(row.values[s], column, style, keys, &numbers, &out)
-                column += 1
-            }
-        } else {
-            for v in categoryValues {
-                Self.cell((row.seconds[v] ?? 0) / 60, column, style, keys, &numbers, &out)
-                column += 1
-            }
-        }
+        for k in 0..<cells { cell(value(k), k, style, keys, &numbers, &out) }
         switch style {
         case .csv, .tableCells: out.byte(UInt8(ascii: "\n"))
         case .ndjson: out.write("}\n")
         case .json: out.byte(UInt8(ascii: "}"))
         case .markdown: out.write(" |\n")
         }
-    }
-
-    /// A CSV row of statistics, the commonest: no choice of style made per cell.
-    @inline(__always)
-    private mutating func writeCSV(_ row: AggregateRow, _ statistics: [Statistic], to out: inout RowBytes) {
-        stamps.write(row.start, to: &out)
-        out.byte(UInt8(ascii: ","))
-        stamps.write(row.end, to: &out)
-        let values = row.values
-        for s in statistics {
-            out.byte(UInt8(ascii: ","))
-            if let value = values[s] { numbers.write(value, to: &out) }
-        }
-        out.byte(UInt8(ascii: "\n"))
     }
 
     /// A value cell. Static, mutating only the number writer: a nested function capturing the row

@@ -259,7 +259,7 @@ import Testing
     func commandLineTextFromColumnsEqualsTextFromRows(zone: String, bucket: String, stats: String) throws {
         let (_, folder) = try fixture()
         defer { folder.cleanup() }
-        for format in bucket == "minute" ? ["csv"] : ["csv", "ndjson", "json", "markdown"] {
+        for format in bucket == "minute" ? ["csv"] : ["csv", "ndjson", "json", "markdown", "table"] {
             let query = [
                 "query", Self.type, "--bucket", bucket, "--tz", zone, "--stats", stats, "--format", format,
                 "--store", folder.path,
