@@ -96,8 +96,6 @@ public struct LocalTimestampWriter: Sendable {
     }
 
     /// Puts the local date and offset of `micros` in `text`, and notes the instants that share them.
-    /// Not inlined: its stack buffer gave ``show(_:to:)``, called for most rows, a stack guard.
-    @inline(never)
     private mutating func showDate(_ micros: Int64) {
         let utcSecond = ISO8601.floorDivide(micros, 1_000_000).0
         let run = offsets.run(atUTC: utcSecond)
