@@ -689,6 +689,24 @@ import Testing
         }
     }
 
+    /// Every second of a day, written into a template whose other bytes must stay as they are.
+    @Test func everyTimeOfDayIsWrittenInPlace() {
+        let template = Array("2025-03-30T99:99:99+02:00".utf8) + Array(repeating: UInt8(ascii: "#"), count: 7)
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: template) }
+        for second in UInt64(0)..<86_400 {
+            var set = ISO8601.settingTimeOfDay(second, in: words)
+            let text = withUnsafeBytes(of: &set) { Array($0) }
+            let (h, m, s) = (second / 3600, second / 60 % 60, second % 60)
+            func two(_ v: UInt64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+            let expected = Array("2025-03-30T\(two(h)):\(two(m)):\(two(s))+02:00".utf8) + template.suffix(7)
+            guard text == expected else {
+                Issue.record("\(second): \(String(decoding: text, as: UTF8.self))")
+                return
+            }
+        }
+    }
+
     @Test func theTimestampWriterWritesWhatLocalTimestampSays() throws {
         var rng = SplitMix64(seed: 3)
         for name in ["UTC", "Europe/Paris", "America/St_Johns", "Asia/Kathmandu", "Australia/Lord_Howe"] {

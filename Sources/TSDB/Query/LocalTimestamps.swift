@@ -170,10 +170,17 @@ extension ISO8601 {
     static func settingTimeOfDay(
         _ second: UInt64, in text: (UInt64, UInt64, UInt64, UInt64)
     ) -> (UInt64, UInt64, UInt64, UInt64) {
-        let hour = second / 3600
-        let minute = second / 60 % 60
-        let middle = text.1 & 0x0000_FF00_00FF_FFFF | twoDigits(hour, at: 3) | twoDigits(minute, at: 6)
-        let late = text.2 & 0xFFFF_FFFF_FF00_00FF | twoDigits(second % 60, at: 1)
+        let minutes = second / 60
+        let hour = minutes / 60
+        // Hours, minutes and seconds in 16-bit lanes, all their tens found at once (x / 10 = x·103 >> 10
+        // below 100, which stays inside a lane): a division of each by ten cost ~30 instructions of
+        // the ~107 a timestamp took (callgrind, a year's minutes).
+        let lanes = hour | (minutes &- hour &* 60) << 16 | (second &- minutes &* 60) << 32
+        let tens = (lanes &* 103) >> 10 & 0x0000_000F_000F_000F
+        // Each lane's two digits, tens first (the lower byte lies first in memory).
+        let digits = tens | (lanes &- tens &* 10) << 8 | 0x0000_3030_3030_3030
+        let middle = text.1 & 0x0000_FF00_00FF_FFFF | (digits & 0xFFFF) << 24 | (digits >> 16 & 0xFFFF) << 48
+        let late = text.2 & 0xFFFF_FFFF_FF00_00FF | (digits >> 32 & 0xFFFF) << 8
         return (text.0, middle, late, text.3)
     }
 
