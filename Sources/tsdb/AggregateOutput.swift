@@ -356,16 +356,29 @@ struct AggregateLines: AggregateRowFormatter {
         for first in stride(from: 0, to: rows.count, by: rowsARoom) {
             let end = min(first + rowsARoom, rows.count)
             RowBytes.append(to: &bytes, capacity: (end - first) * maximumRowLength) { out in
-                for r in first..<end {
-                    Self.writeLine(
-                        start: rows.start(r), end: rows.end(r), cells: rows.statisticCount,
-                        {
-                            let v = rows.value($0, r)
-                            return v.isNaN ? nil : v
-                        }, style, keys, &stamps, &numbers, to: &out)
+                // CSV in a loop of its own, where the style is known: no test of it per row, and
+                // the other styles' code out of the loop (~20 instructions a row).
+                guard style == .csv else {
+                    for r in first..<end { Self.writeLine(rows, r, style, keys, &stamps, &numbers, to: &out) }
+                    return
                 }
+                for r in first..<end { Self.writeLine(rows, r, .csv, keys, &stamps, &numbers, to: &out) }
             }
         }
+    }
+
+    /// Row `r` of `rows`.
+    @inline(__always)
+    private static func writeLine(
+        _ rows: AggregateRowColumns, _ r: Int, _ style: Style, _ keys: FixedTexts,
+        _ stamps: inout LocalTimestampWriter, _ numbers: inout ExactNumberWriter, to out: inout RowBytes
+    ) {
+        writeLine(
+            start: rows.start(r), end: rows.end(r), cells: rows.statisticCount,
+            {
+                let v = rows.value($0, r)
+                return v.isNaN ? nil : v
+            }, style, keys, &stamps, &numbers, to: &out)
     }
 
     private mutating func write(_ row: AggregateRow, to out: inout RowBytes) {
