@@ -163,11 +163,13 @@ struct ColumnRows {
     /// Adds the row of `bucket` when the columns hold only count, sum, min, max and mean, as
     /// ``BasicTotals/values(_:cumulativeSum:)`` gives them without an interval sum, with no
     /// ``StatisticValues`` made: copying one out per row was a fifth of a year of minute buckets.
+    /// Field `k` of row `r` lies at `k * capacity + r`, inside `room` words (`r < capacity`, `k <
+    /// fields`), so its offset cannot overflow: it is found without traps.
     @inline(__always)
     mutating func appendBasic(_ bucket: Bucket, _ totals: BasicTotals) {
         let r = next()
         words[r] = UInt64(bitPattern: bucket.start)
-        words[capacity + r] = UInt64(bitPattern: bucket.end)
+        words[capacity &+ r] = UInt64(bitPattern: bucket.end)
         let hasValues = totals.valueCount > 0
         for k in 0..<statisticCount {
             let value: Double
@@ -178,9 +180,9 @@ struct ColumnRows {
             case 3: value = hasValues ? totals.maximum : .nan
             default: value = hasValues ? totals.sum / Double(totals.valueCount) : .nan
             }
-            words[(2 + k) * capacity + r] = value.bitPattern
+            words[(2 &+ k) &* capacity &+ r] = value.bitPattern
         }
-        for k in 0..<categoryValues.count { words[(2 + statisticCount + k) * capacity + r] = 0 }
+        for k in 0..<categoryValues.count { words[(2 &+ statisticCount &+ k) &* capacity &+ r] = 0 }
     }
 
     /// Adds the row of `bucket` straight from the statistics in `acc`, as ``AggregateSweep`` would

@@ -72,7 +72,8 @@ public struct ExactNumberWriter: Sendable {
         guard magnitude >= 1, magnitude < 1e15 else { return Self.write(v, to: &out) }
         let whole = Int64(magnitude)
         guard Double(whole) != magnitude else { return out.write(Int64(v)) }
-        let exponent = UInt64(magnitude.exponent)
+        // From the bits: 1 ≤ magnitude < 2^50 is a normal number (`exponent` was a call, ~12 a number).
+        let exponent = UInt64(magnitude.exponentBitPattern) &- 1023
         let key = exponent << 52 | magnitude.significandBitPattern & ((1 << (52 - exponent)) - 1)
         if misses >= (sets == 0 ? Self.numbersBeforeTable : 2 * sets) && sets < Self.mostSets { grow() }
         guard sets > 0 else {
