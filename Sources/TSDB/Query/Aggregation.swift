@@ -353,15 +353,18 @@ extension Store {
         try withoutActuallyEscaping(write) { (write) throws(TSDBError) -> AggregateResult in
             var sink: (any RowBytesSink)?
             // Pieces of statistics are formatted from the columns their sweeps lay out.
-            var shape: ColumnChunk?
+            var statistics: [Statistic]?
             let result = try aggregate(
                 type, from: from, to: to, options: options,
                 header: { result, _ in
                     sink = header(result).sink(write: write)
-                    if result.kind != .category { shape = ColumnChunk(statistics: result.statistics, capacity: 1) }
+                    if result.kind != .category { statistics = result.statistics }
                 },
                 row: { row in sink!.append(row) },
-                holding: { .bytes(sink!.copyOfFormatter, columns: shape) },
+                // Asked only of an aggregate cut in pieces: one in a single piece lays out nothing.
+                holding: {
+                    .bytes(sink!.copyOfFormatter, columns: statistics.map { ColumnChunk(statistics: $0, capacity: 1) })
+                },
                 held: { output in
                     guard case .bytes(let bytes) = output else { return }
                     sink!.flush()
