@@ -66,13 +66,14 @@ extension EncodedColumn {
     static func delta(_ schema: ColumnSchema, _ values: [Int64]) -> EncodedColumn {
         var pages: [DataPage] = []
         var start = 0
-        while start < values.count || pages.isEmpty {
-            let end = min(values.count, start + rowsPerPage)
-            pages.append(
-                DataPage(
-                    valueCount: end - start, encoding: .deltaBinaryPacked,
-                    payload: ParquetEncoder.deltaBinaryPacked(Array(values[start..<end]))))
-            start = end
+        values.withUnsafeBufferPointer { values in
+            while start < values.count || pages.isEmpty {
+                let end = min(values.count, start + rowsPerPage)
+                var payload = ByteWriter()
+                ParquetEncoder.appendDeltaBinaryPacked(UnsafeBufferPointer(rebasing: values[start..<end]), to: &payload)
+                pages.append(DataPage(valueCount: end - start, encoding: .deltaBinaryPacked, payload: payload.bytes))
+                start = end
+            }
         }
         func bytes(_ v: Int64) -> [UInt8] {
             var out = ByteWriter()
@@ -97,15 +98,24 @@ extension EncodedColumn {
         let width = ParquetEncoder.bitWidth(UInt64(max(entries.count - 1, 0)))
         var pages: [DataPage] = []
         var start = 0
-        while start < ids.count || pages.isEmpty {
-            let end = min(ids.count, start + rowsPerPage)
-            let slice = ids[start..<end]
-            var payload = ByteWriter()
-            if schema.isOptional { definitionLevels(slice.map { $0 >= 0 }, to: &payload) }
-            payload.u8(UInt8(width))
-            payload.append(ParquetEncoder.rleHybrid(slice.filter { $0 >= 0 }.map { UInt64($0) }, width: width))
-            pages.append(DataPage(valueCount: end - start, encoding: .rleDictionary, payload: payload.bytes))
-            start = end
+        ids.withUnsafeBufferPointer { ids in
+            while start < ids.count || pages.isEmpty {
+                let end = min(ids.count, start + rowsPerPage)
+                let page = UnsafeBufferPointer(rebasing: ids[start..<end])
+                var payload = ByteWriter()
+                if schema.isOptional { definitionLevels(page.map { $0 >= 0 ? 1 : 0 }, to: &payload) }
+                payload.u8(UInt8(width))
+                // The ids of the rows that have one, null rows left out.
+                let present = [UInt64](unsafeUninitializedCapacity: page.count) { out, count in
+                    for id in page where id >= 0 {
+                        out[count] = UInt64(id)
+                        count += 1
+                    }
+                }
+                present.withUnsafeBufferPointer { ParquetEncoder.appendRLEHybrid($0, width: width, to: &payload) }
+                pages.append(DataPage(valueCount: end - start, encoding: .rleDictionary, payload: payload.bytes))
+                start = end
+            }
         }
         return EncodedColumn(
             schema: schema, dictionary: (entries.count, plain.bytes), pages: pages,
@@ -121,7 +131,7 @@ extension EncodedColumn {
         while start < rows.count || pages.isEmpty {
             let end = min(rows.count, start + rowsPerPage)
             var payload = ByteWriter()
-            if schema.isOptional { definitionLevels(rows[start..<end].map { $0 != nil }, to: &payload) }
+            if schema.isOptional { definitionLevels(rows[start..<end].map { $0 == nil ? 0 : 1 }, to: &payload) }
             for case let v? in rows[start..<end] { v.appendPlain(to: &payload) }
             pages.append(DataPage(valueCount: end - start, encoding: .plain, payload: payload.bytes))
             start = end
@@ -134,10 +144,11 @@ extension EncodedColumn {
 
     /// Definition levels of a flat optional column (§5.2): 1 present, 0 null, as an RLE hybrid of
     /// width 1 behind its 4-byte length.
-    static func definitionLevels(_ present: [Bool], to out: inout ByteWriter) {
-        let levels = ParquetEncoder.rleHybrid(present.map { $0 ? 1 : 0 }, width: 1)
-        out.u32(UInt32(levels.count))
-        out.append(levels)
+    static func definitionLevels(_ levels: [UInt64], to out: inout ByteWriter) {
+        let lengthAt = out.count
+        out.u32(0)
+        levels.withUnsafeBufferPointer { ParquetEncoder.appendRLEHybrid($0, width: 1, to: &out) }
+        out.patchU32(UInt32(out.count - lengthAt - 4), at: lengthAt)
     }
 
     static func statistics(_ values: [ColumnValue], nullCount: Int) -> ColumnStatistics {

@@ -18,8 +18,10 @@ public struct ParquetExportOptions: Sendable {
     public var person: String?
     /// Written into every file's `created_by`.
     public var createdBy = "tsdb"
-    /// Partitions written at once (each is an independent file).
-    public var threads = Cores.online
+    /// Partitions written at once (each is an independent file). Two more than the cores: each
+    /// partition waits for its file's and its folder's fsync, and the other threads encode
+    /// meanwhile (the generated year on 2 cores: 155 ms with 2 threads, 135 ms with 4).
+    public var threads = Cores.online + 2
 
     public init() {}
 }
@@ -100,10 +102,8 @@ public enum ParquetExport {
             }
         }
         let results = try perform(jobs, store: store, options: options, progress: progress)
-        var touchedDirectories: Set<String> = []
         for (job, result) in zip(jobs, results) {
             guard let written = result else { continue }  // nothing in the range: no file
-            touchedDirectories.insert(FileSystem.parentDirectory(job.path))
             expected.insert(job.relative)
             state.entries[job.relative] = .init(
                 type: job.entry.type, month: monthKey(year: job.entry.year, month: job.entry.month),
@@ -114,7 +114,6 @@ public enum ParquetExport {
         }
         report.removed = try state.removeStale(
             keeping: expected, in: root, types: selected, from: options.from, to: options.to)
-        for d in touchedDirectories.sorted() { try FileSystem.syncDirectory(d) }
         if state.changed { try state.save() }
         return report
     }
@@ -144,6 +143,7 @@ public enum ParquetExport {
         }
         let shared = Locked(Shared(results: Array(repeating: nil, count: jobs.count)))
         @Sendable func work(_ report: ((Int) -> Void)?) {
+            let compressor = ZstdCompressor()
             while let i = shared.withLock({ s -> Int? in
                 guard s.error == nil, s.next < jobs.count else { return nil }
                 s.next += 1
@@ -151,9 +151,14 @@ public enum ParquetExport {
             }) {
                 let j = jobs[i]
                 let result = Result { () throws(TSDBError) -> (rows: Int, bytes: Int)? in
-                    try FileSystem.makeDirectories(FileSystem.parentDirectory(j.path))
-                    return try write(
-                        j.table, of: j.entry, from: j.from, to: j.to, in: store, at: j.path, options: options)
+                    let folder = FileSystem.parentDirectory(j.path)
+                    try FileSystem.makeDirectories(folder)
+                    let written = try write(
+                        j.table, of: j.entry, from: j.from, to: j.to, in: store, at: j.path, options: options,
+                        compressor: compressor)
+                    // The new name made durable here, while the other threads encode.
+                    if written != nil { try FileSystem.syncDirectory(folder) }
+                    return written
                 }
                 let done = shared.withLock { s -> Int in
                     switch result {
@@ -183,11 +188,12 @@ public enum ParquetExport {
 
     private static func write(
         _ table: Table, of entry: Manifest.SegmentEntry, from: Int64, to: Int64, in store: Store, at path: String,
-        options: ParquetExportOptions
+        options: ParquetExportOptions, compressor: ZstdCompressor
     ) throws(TSDBError) -> (rows: Int, bytes: Int)? {
         let keyValues = [("tsdb.type", entry.type), ("tsdb.month", monthKey(year: entry.year, month: entry.month))]
         let schema = table == .samples ? SampleTable.schema : WorkoutTable.schema
-        let file = try ParquetFileWriter(path: path, schema: schema, keyValues: keyValues)
+        let file = try ParquetFileWriter(
+            path: path, schema: schema, keyValues: keyValues, compressor: compressor)
         let rows: Int
         switch table {
         case .samples:

@@ -34,13 +34,25 @@ enum SampleTable {
         where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
             try segment.decode(block: b, into: block)
             let columns = BlockColumns(block)
-            for i in 0..<block.count where columns.starts[i] >= from && columns.starts[i] < to {
-                rows.append(i, of: columns)
+            // Runs of rows in the range, each appended column by column.
+            var i = 0
+            while i < block.count {
+                guard columns.starts[i] >= from && columns.starts[i] < to else {
+                    i += 1
+                    continue
+                }
+                let room = rowsPerRowGroup - rows.count
+                var end = i + 1
+                while end < block.count && end - i < room && columns.starts[end] >= from && columns.starts[end] < to {
+                    end += 1
+                }
+                rows.append(i..<end, of: columns)
                 if rows.count == rowsPerRowGroup {
                     total += rows.count
                     try file.write(rowGroup: rows.columns(), rowCount: rows.count)
                     rows = Rows(segment)
                 }
+                i = end
             }
         }
         if rows.count > 0 || total == 0 {
@@ -81,14 +93,9 @@ enum SampleTable {
         var devices: [Int32] = []
         var metadata: [Int32] = []
         /// Value dictionary: (tag, mantissa) → entry; entries hold the double and the exact text.
-        var valueIDs: [ValueKey: Int32] = [:]
+        var valueIDs = ValueIDs()
         var valueEntries: [(Double?, String)] = []
         let formOffsets: [(Int64, Int64)]
-
-        struct ValueKey: Hashable {
-            var tag: Int64
-            var mantissa: Int64
-        }
 
         init(_ segment: SegmentReader) {
             self.segment = segment
@@ -100,32 +107,36 @@ enum SampleTable {
         /// Dictionary id of a segment table entry: ids 0 and 1 are absent and null (§6.1).
         static func id(_ segmentID: Int64) -> Int32 { segmentID < 2 ? -1 : Int32(segmentID - 2) }
 
-        mutating func append(_ i: Int, of block: BlockColumns) {
-            starts.append(block.starts[i])
-            ends.append(block.ends[i])
-            let (startOffset, endOffset) = formOffsets[Int(block.forms[i])]
-            startOffsets.append(startOffset)
-            endOffsets.append(endOffset)
-            let key = ValueKey(tag: block.valueTags[i], mantissa: block.mantissas[i])
-            if let id = valueIDs[key] {
-                values.append(id)
-            } else {
-                let value = segment.value(of: block.block, at: i)
-                switch value {
-                case .absent, .null:
-                    valueIDs[key] = -1
-                    values.append(-1)
-                case .decimal, .numberText:
-                    let id = Int32(valueEntries.count)
-                    valueEntries.append((value.doubleValue, value.description))
-                    valueIDs[key] = id
-                    values.append(id)
-                }
+        /// Appends the rows `range` of a block, a column at a time.
+        mutating func append(_ range: Range<Int>, of block: BlockColumns) {
+            starts.append(contentsOf: UnsafeBufferPointer(rebasing: block.starts[range]))
+            ends.append(contentsOf: UnsafeBufferPointer(rebasing: block.ends[range]))
+            let forms = block.forms
+            startOffsets.append(contentsOf: range.lazy.map { [formOffsets] in formOffsets[Int(forms[$0])].0 })
+            endOffsets.append(contentsOf: range.lazy.map { [formOffsets] in formOffsets[Int(forms[$0])].1 })
+            values.reserveCapacity(values.count + range.count)
+            for i in range { values.append(valueID(i, of: block)) }
+            units.append(contentsOf: range.lazy.map { Self.id(block.units[$0]) })
+            sources.append(contentsOf: range.lazy.map { Self.id(block.sources[$0]) })
+            devices.append(contentsOf: range.lazy.map { Self.id(block.devices[$0]) })
+            metadata.append(contentsOf: range.lazy.map { Self.id(block.metadata[$0]) })
+        }
+
+        /// The value entry of row `i` of a block, made when its (tag, mantissa) is first seen.
+        private mutating func valueID(_ i: Int, of block: BlockColumns) -> Int32 {
+            let (tag, mantissa) = (block.valueTags[i], block.mantissas[i])
+            if let id = valueIDs[tag, mantissa] { return id }
+            let value = segment.value(of: block.block, at: i)
+            let id: Int32
+            switch value {
+            case .absent, .null:
+                id = -1
+            case .decimal, .numberText:
+                id = Int32(valueEntries.count)
+                valueEntries.append((value.doubleValue, value.description))
             }
-            units.append(Self.id(block.units[i]))
-            sources.append(Self.id(block.sources[i]))
-            devices.append(Self.id(block.devices[i]))
-            metadata.append(Self.id(block.metadata[i]))
+            valueIDs[tag, mantissa] = id
+            return id
         }
 
         func columns() -> [EncodedColumn] {

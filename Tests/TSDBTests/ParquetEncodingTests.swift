@@ -1,5 +1,7 @@
+import Foundation
 import XCTest
 
+@testable import TSDB
 @testable import TSDBParquet
 @testable import TSDBSynthetic
 
@@ -160,5 +162,136 @@ final class ParquetEncodingTests: XCTestCase {
         XCTAssertNil(long.minValue)
         XCTAssertEqual(long.nullCount, 1)
         XCTAssertNil(EncodedColumn.statistics([.double(.nan)], nullCount: 0).maxValue)
+    }
+
+    // MARK: the encoders' choices against value-by-value ones
+
+    /// The hybrid as §4.2 describes it, a value at a time: literals gathered in a list; a run of
+    /// eight or more left after completing the pending group of eight becomes an RLE run.
+    func referenceHybrid(_ values: [UInt64], width: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        func uvarint(_ v: UInt64) {
+            var v = v
+            while v >= 0x80 {
+                out.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
+            out.append(UInt8(v))
+        }
+        func bitPack(_ group: [UInt64]) {
+            var bits: [Bool] = []
+            for v in group { for k in 0..<width { bits.append(v >> UInt64(k) & 1 == 1) } }
+            for byte in stride(from: 0, to: bits.count, by: 8) {
+                out.append(bits[byte..<byte + 8].enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) })
+            }
+        }
+        var literals: [UInt64] = []
+        func flush() {
+            while !literals.isEmpty {
+                let groups = min((literals.count + 7) / 8, 63)
+                uvarint(UInt64(groups << 1 | 1))
+                var group = Array(literals.prefix(groups * 8))
+                group += Array(repeating: 0, count: groups * 8 - group.count)
+                bitPack(group)
+                literals.removeFirst(min(groups * 8, literals.count))
+            }
+        }
+        var i = 0
+        while i < values.count {
+            var j = i
+            while j < values.count && values[j] == values[i] { j += 1 }
+            let fill = (8 - literals.count % 8) % 8
+            if j - i >= 8 + fill {
+                literals += values[i..<i + fill]
+                flush()
+                uvarint(UInt64(j - i - fill) << 1)
+                for k in 0..<(width + 7) / 8 { out.append(UInt8(truncatingIfNeeded: values[i] >> UInt64(8 * k))) }
+            } else {
+                literals += values[i..<j]
+            }
+            i = j
+        }
+        flush()
+        return out
+    }
+
+    func testRLEHybridMakesTheValueByValueEncodersBytes() {
+        var random = SplitMix64(seed: 23)
+        for width in 0...40 {
+            for round in 0..<12 {
+                // Up to 1,200 values: bit-packed stretches longer than one header's 63 groups.
+                let n = Int(random.next() % 1_200)
+                let limit: UInt64 = width == 0 ? 1 : 1 << UInt64(width)
+                var values: [UInt64] = []
+                while values.count < n {
+                    let v = random.next() % limit
+                    values += Array(repeating: v, count: Int(random.next() % (round % 3 == 0 ? 2 : 20)) + 1)
+                }
+                values = Array(values.prefix(n))
+                XCTAssertEqual(
+                    ParquetEncoder.rleHybrid(values, width: width), referenceHybrid(values, width: width),
+                    "width \(width) round \(round)")
+            }
+        }
+    }
+
+    func testValueIDsAgreeWithADictionary() {
+        var random = SplitMix64(seed: 31)
+        for round in 0..<8 {
+            var ids = ValueIDs()
+            var oracle: [[Int64]: Int32] = [:]
+            // Few tags and clustered mantissas (as a month's values), or anything at all.
+            let spread: UInt64 = round % 2 == 0 ? 500 : .max
+            for step in 0..<20_000 {
+                let tag = Int64(random.next() % 4)
+                let mantissa = Int64(bitPattern: random.next() % spread) - (round % 4 == 1 ? 250 : 0)
+                if let known = oracle[[tag, mantissa]] {
+                    XCTAssertEqual(ids[tag, mantissa], known, "round \(round) step \(step)")
+                } else {
+                    XCTAssertNil(ids[tag, mantissa], "round \(round) step \(step)")
+                    let id = Int32(truncatingIfNeeded: random.next() % 100_000) - 1
+                    ids[tag, mantissa] = id
+                    oracle[[tag, mantissa]] = id
+                }
+            }
+            XCTAssertEqual(ids.count, oracle.count)
+            for (key, id) in oracle { XCTAssertEqual(ids[key[0], key[1]], id) }
+        }
+    }
+
+    func testOneZstdContextMakesFramesOfEverySize() throws {
+        var random = SplitMix64(seed: 41)
+        let compressor = ZstdCompressor()
+        for size in [0, 1, 7, 100, 4_096, 65_536, 200_003, 3, 0, 70_000] {
+            // Repetitive bytes (as pages are) and noise, one after the other through the same context.
+            let input = (0..<size).map { i in i % 5 == 0 ? UInt8(truncatingIfNeeded: random.next()) : UInt8(i % 7) }
+            let frame = compressor.frame(input)
+            var output = [UInt8](repeating: 0, count: size)
+            try frame.withUnsafeBytes { f in
+                try output.withUnsafeMutableBytes { try BlockCodec.zstd.decompress(f, into: $0) }
+            }
+            XCTAssertEqual(output, input, "size \(size)")
+        }
+    }
+
+    func testAFileWrittenInPiecesIsTheFileWrittenAtOnce() throws {
+        let folder = TemporaryFolder("parquet-pieces")
+        defer { folder.cleanup() }
+        let schema = [ColumnSchema(name: "start", physicalType: .int64, logicalType: nil, isOptional: false)]
+        var random = SplitMix64(seed: 43)
+        let groups = (0..<5).map { _ in (0..<3_000).map { _ in Int64(bitPattern: random.next() >> 4) } }
+        var files: [[UInt8]] = []
+        // Written after every row group, and only at the end.
+        for writeSize in [1, ParquetFileWriter.defaultWriteSize] {
+            let path = folder.path + "/\(writeSize).parquet"
+            let writer = try ParquetFileWriter(
+                path: path, schema: schema, keyValues: [], compressor: ZstdCompressor(), writeSize: writeSize)
+            for g in groups { try writer.write(rowGroup: [.delta(schema[0], g)], rowCount: g.count) }
+            let size = try writer.finish(createdBy: "test")
+            files.append(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            XCTAssertEqual(files.last?.count, size)
+        }
+        XCTAssertEqual(files[0], files[1])
+        XCTAssertEqual(Array(files[0].suffix(4)), Array("PAR1".utf8))
     }
 }

@@ -50,21 +50,6 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
-    /// One zstd frame of `input`, whatever its size (formats that declare zstd for every page,
-    /// such as Parquet column chunks, cannot fall back to raw bytes).
-    package static func zstdFrame(_ input: [UInt8], level: Int32 = 3) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
-        let written = input.withUnsafeBytes { src in
-            out.withUnsafeMutableBytes { dst in
-                ZSTD_compress(dst.baseAddress, dst.count, src.baseAddress, src.count, level)
-            }
-        }
-        // Only a destination smaller than ZSTD_compressBound can make ZSTD_compress fail.
-        precondition(ZSTD_isError(written) == 0, "zstd failed with a buffer of its own bound")
-        out.removeSubrange(written...)
-        return out
-    }
-
     /// Decompresses `input` into exactly `destination.count` bytes, or throws corruption.
     func decompress(_ input: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(TSDBError)
     {

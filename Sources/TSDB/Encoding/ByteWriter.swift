@@ -38,7 +38,7 @@ package struct ByteWriter {
     package mutating func append(_ other: [UInt8]) { bytes.append(contentsOf: other) }
 
     /// Appends `n` zero bytes and lets `fill` write them.
-    mutating func appendZeros(_ n: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+    package mutating func appendZeros(_ n: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: n))
         bytes.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
@@ -61,7 +61,7 @@ package struct ByteWriter {
     }
 
     /// Overwrites four bytes at `offset` (used to patch lengths after the fact).
-    mutating func patchU32(_ v: UInt32, at offset: Int) {
+    package mutating func patchU32(_ v: UInt32, at offset: Int) {
         let le = v.littleEndian
         for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: le >> (8 * UInt32(i))) }
     }
