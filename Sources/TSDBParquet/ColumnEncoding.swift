@@ -93,8 +93,7 @@ extension EncodedColumn {
         var plain = ByteWriter()
         for e in entries { e.appendPlain(to: &plain) }
         var used = [Bool](repeating: false, count: entries.count)
-        for id in ids where id >= 0 { used[Int(id)] = true }
-        let present = entries.indices.filter { used[$0] }.map { entries[$0] }
+        var nulls = 0
         let width = ParquetEncoder.bitWidth(UInt64(max(entries.count - 1, 0)))
         var pages: [DataPage] = []
         var start = 0
@@ -102,25 +101,39 @@ extension EncodedColumn {
             while start < ids.count || pages.isEmpty {
                 let end = min(ids.count, start + rowsPerPage)
                 let page = UnsafeBufferPointer(rebasing: ids[start..<end])
-                var payload = ByteWriter()
-                if schema.isOptional { definitionLevels(page.map { $0 >= 0 ? 1 : 0 }, to: &payload) }
-                payload.u8(UInt8(width))
-                // The ids of the rows that have one, null rows left out.
-                let present = [UInt64](unsafeUninitializedCapacity: page.count) { out, count in
-                    for id in page where id >= 0 {
-                        out[count] = UInt64(id)
-                        count += 1
+                // In one pass over the rows: the ids of those that have one (nulls left out), and
+                // the entries they use.
+                let present = used.withUnsafeMutableBufferPointer { used in
+                    [UInt64](unsafeUninitializedCapacity: page.count) { out, count in
+                        for id in page where id >= 0 {
+                            used[Int(id)] = true
+                            out[count] = UInt64(id)
+                            count += 1
+                        }
                     }
                 }
+                nulls += page.count - present.count
+                var payload = ByteWriter()
+                if schema.isOptional {
+                    definitionLevels(to: &payload) { out in
+                        if present.count == page.count {
+                            ParquetEncoder.appendRLEHybrid(repeating: 1, count: page.count, width: 1, to: &out)
+                        } else {
+                            let levels = page.map { UInt64($0 >= 0 ? 1 : 0) }
+                            levels.withUnsafeBufferPointer { ParquetEncoder.appendRLEHybrid($0, width: 1, to: &out) }
+                        }
+                    }
+                }
+                payload.u8(UInt8(width))
                 present.withUnsafeBufferPointer { ParquetEncoder.appendRLEHybrid($0, width: width, to: &payload) }
                 pages.append(DataPage(valueCount: end - start, encoding: .rleDictionary, payload: payload.bytes))
                 start = end
             }
         }
+        let usedEntries = entries.indices.filter { used[$0] }.map { entries[$0] }
         return EncodedColumn(
             schema: schema, dictionary: (entries.count, plain.bytes), pages: pages,
-            statistics: statistics(present, nullCount: ids.count(where: { $0 < 0 })),
-            encodings: [.plain, .rle, .rleDictionary])
+            statistics: statistics(usedEntries, nullCount: nulls), encodings: [.plain, .rle, .rleDictionary])
     }
 
     /// A column in PLAIN pages (nil rows are nulls of an optional column): for values too varied
@@ -131,7 +144,12 @@ extension EncodedColumn {
         while start < rows.count || pages.isEmpty {
             let end = min(rows.count, start + rowsPerPage)
             var payload = ByteWriter()
-            if schema.isOptional { definitionLevels(rows[start..<end].map { $0 == nil ? 0 : 1 }, to: &payload) }
+            if schema.isOptional {
+                let levels = rows[start..<end].map { UInt64($0 == nil ? 0 : 1) }
+                definitionLevels(to: &payload) { out in
+                    levels.withUnsafeBufferPointer { ParquetEncoder.appendRLEHybrid($0, width: 1, to: &out) }
+                }
+            }
             for case let v? in rows[start..<end] { v.appendPlain(to: &payload) }
             pages.append(DataPage(valueCount: end - start, encoding: .plain, payload: payload.bytes))
             start = end
@@ -143,11 +161,11 @@ extension EncodedColumn {
     }
 
     /// Definition levels of a flat optional column (§5.2): 1 present, 0 null, as an RLE hybrid of
-    /// width 1 behind its 4-byte length.
-    static func definitionLevels(_ levels: [UInt64], to out: inout ByteWriter) {
+    /// width 1 (which `hybrid` writes) behind its 4-byte length.
+    static func definitionLevels(to out: inout ByteWriter, _ hybrid: (inout ByteWriter) -> Void) {
         let lengthAt = out.count
         out.u32(0)
-        levels.withUnsafeBufferPointer { ParquetEncoder.appendRLEHybrid($0, width: 1, to: &out) }
+        hybrid(&out)
         out.patchU32(UInt32(out.count - lengthAt - 4), at: lengthAt)
     }
 

@@ -74,6 +74,23 @@ enum ParquetEncoder {
         appendGroups(values, literalsStart..<values.count, width: width, to: &out)
     }
 
+    /// The hybrid of `count` copies of `value`, as ``appendRLEHybrid(_:width:to:)`` writes them
+    /// (one RLE run from eight on), without a value per row to look at: a column with no nulls
+    /// has definition levels all 1.
+    static func appendRLEHybrid(repeating value: UInt64, count: Int, width: Int, to out: inout ByteWriter) {
+        guard count >= 8 else {
+            let copies = Array(repeating: value, count: count)
+            copies.withUnsafeBufferPointer { appendRLEHybrid($0, width: width, to: &out) }
+            return
+        }
+        out.uvarint(UInt64(count) << 1)
+        var v = value
+        for _ in 0..<(width + 7) / 8 {
+            out.u8(UInt8(truncatingIfNeeded: v))
+            v >>= 8
+        }
+    }
+
     /// Bit-packed runs (at most 63 groups of eight each: a one-byte header) of `values[range]`,
     /// padded with zeros to a whole group.
     private static func appendGroups(

@@ -235,6 +235,19 @@ final class ParquetEncodingTests: XCTestCase {
         }
     }
 
+    func testARepeatedValueIsTheHybridOfItsCopies() {
+        for width in 0...20 {
+            for count in 0...300 {
+                let value: UInt64 = width == 0 ? 0 : 1 << UInt64(width - 1)
+                var runs = ByteWriter()
+                ParquetEncoder.appendRLEHybrid(repeating: value, count: count, width: width, to: &runs)
+                XCTAssertEqual(
+                    runs.bytes, ParquetEncoder.rleHybrid(Array(repeating: value, count: count), width: width),
+                    "width \(width) count \(count)")
+            }
+        }
+    }
+
     func testValueIDsAgreeWithADictionary() {
         var random = SplitMix64(seed: 31)
         for round in 0..<8 {
