@@ -187,4 +187,29 @@ final class ParquetTests: XCTestCase {
         _ = try tsdbShell(["export", "--store", store.path, "--format", "ndjson"], "> \(store.path)/all.ndjson")
         try check(["samples", out, store.path + "/all.ndjson"])
     }
+
+    func testAFolderSyncThatFailsStopsTheExportAndTheNextRunCompletesIt() throws {
+        let store = try edgeCaseStore()
+        defer { store.cleanup() }
+        // The first type's folder, from an export elsewhere: its first fsync is its first month's
+        // file, the second that month's folder (one thread writes the partitions in order).
+        let probe = store.path + "/probe"
+        _ = try ParquetExport.run(try Store(at: store.path), to: probe, options: ParquetExportOptions())
+        let firstFile = try XCTUnwrap(snapshot(probe).keys.filter { $0.hasPrefix("type=") }.min())
+        let firstType = String(firstFile.prefix { $0 != "/" })
+        let out = store.path + "/parquet"
+        var options = ParquetExportOptions()
+        options.threads = 1
+        FaultInjection.install(.init(folder: out + "/" + firstType, operation: .fsync, failFrom: 1, errno: EIO))
+        let error = caught { _ = try ParquetExport.run(try Store(at: store.path), to: out, options: options) }
+        FaultInjection.remove(folder: out + "/" + firstType)
+        let path = try XCTUnwrap(error?.path, "\(String(describing: error))")
+        XCTAssertTrue(path.hasPrefix(out + "/" + firstType + "/year=") && path.hasSuffix("/"), path)
+        XCTAssertEqual(snapshot(out).keys.filter { $0.hasSuffix(".tmp") }, [])
+        options.threads = ParquetExportOptions().threads
+        let report = try ParquetExport.run(try Store(at: store.path), to: out, options: options)
+        XCTAssertGreaterThan(report.written, 0)
+        _ = try tsdbShell(["export", "--store", store.path, "--format", "ndjson"], "> \(store.path)/all.ndjson")
+        try check(["samples", out, store.path + "/all.ndjson"])
+    }
 }
