@@ -48,7 +48,6 @@ enum ParquetEncoder {
     /// bit-packed groups of eight. The values waiting to be bit-packed are always the ones just
     /// before the run being looked at, so they are packed from `values` where they lie.
     static func appendRLEHybrid(_ values: UnsafeBufferPointer<UInt64>, width: Int, to out: inout ByteWriter) {
-        let valueBytes = (width + 7) / 8
         var literalsStart = 0
         var i = 0
         while i < values.count {
@@ -60,12 +59,7 @@ enum ParquetEncoder {
             let fill = (8 - (i - literalsStart) % 8) % 8
             if j - i >= 8 + fill {
                 appendGroups(values, literalsStart..<i + fill, width: width, to: &out)
-                out.uvarint(UInt64(j - i - fill) << 1)
-                var v = value
-                for _ in 0..<valueBytes {
-                    out.u8(UInt8(truncatingIfNeeded: v))
-                    v >>= 8
-                }
+                appendRun(value, count: j - i - fill, width: width, to: &out)
                 literalsStart = j
             }
             i = j
@@ -83,6 +77,11 @@ enum ParquetEncoder {
             copies.withUnsafeBufferPointer { appendRLEHybrid($0, width: width, to: &out) }
             return
         }
+        appendRun(value, count: count, width: width, to: &out)
+    }
+
+    /// An RLE run: its length behind a 0 bit, then the value in whole bytes, little-endian.
+    private static func appendRun(_ value: UInt64, count: Int, width: Int, to out: inout ByteWriter) {
         out.uvarint(UInt64(count) << 1)
         var v = value
         for _ in 0..<(width + 7) / 8 {
