@@ -93,18 +93,23 @@ enum QuickQuery {
     }
 }
 
-/// A plain `tsdb compact`: the folder, `--store` and the flags (layout options such as `--codec`
-/// go ArgumentParser's way).
+/// A plain `tsdb compact`: the folder, `--store`, `--threads` and the flags (layout options such as
+/// `--codec` go ArgumentParser's way).
 enum QuickCompact {
-    static let valued = ["--store"]
+    static let valued = ["--store", "--threads"]
     static let flags = ["--rebuild", "--no-wait", "--verbose"]
 
     static func parse(_ arguments: [String]) -> CompactRequest? {
-        PlainArguments.parse(
+        // A count that is not a whole number is left to ArgumentParser, for its message.
+        var wholeNumbers = true
+        let request = PlainArguments.parse(
             arguments, into: CompactRequest(), valued: valued, flags: flags,
             set: { compact, name, value in
                 switch name {
                 case "--store": compact.store = value
+                case "--threads":
+                    compact.threads = value.flatMap { Int($0) }
+                    wholeNumbers = wholeNumbers && compact.threads != nil
                 case "--rebuild": compact.rebuild = true
                 case "--no-wait": compact.noWait = true
                 case "--verbose": compact.verbose = true
@@ -116,6 +121,7 @@ enum QuickCompact {
                 compact.directory = word
                 return true
             })
+        return wholeNumbers ? request : nil
     }
 }
 

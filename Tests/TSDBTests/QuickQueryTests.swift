@@ -53,7 +53,8 @@ import Testing
 @Suite struct QuickCompactTests {
     @Test(arguments: [
         [], ["/data/apple-health"], ["--store", "/data"], ["--store=/data", "--rebuild", "--verbose"],
-        ["--no-wait", "imports"], ["--rebuild", "x", "--no-wait", "--verbose"],
+        ["--no-wait", "imports"], ["--rebuild", "x", "--no-wait", "--verbose"], ["--threads", "2"],
+        ["--threads=1", "--store", "/data"], ["--threads", "0"], ["--threads", "+3"],
     ])
     func plainArgumentsAskForWhatArgumentParserReads(arguments: [String]) throws {
         let quick = try #require(QuickCompact.parse(arguments), "\(arguments) is plain")
@@ -61,8 +62,9 @@ import Testing
     }
 
     @Test(arguments: [
-        ["--help"], ["-h"], ["a", "b"], ["--codec", "zstd"], ["--threads", "2"], ["--rebuild", "--rebuild"],
-        ["--store"], ["--store", "--rebuild"], ["--rebuild=yes"], ["--zstd-level=3"], [""],
+        ["--help"], ["-h"], ["a", "b"], ["--codec", "zstd"], ["--threads", "two"], ["--threads", "1.5"],
+        ["--threads", "-1"], ["--threads", "99999999999999999999"], ["--threads", "2", "--threads", "2"],
+        ["--rebuild", "--rebuild"], ["--store"], ["--store", "--rebuild"], ["--rebuild=yes"], ["--zstd-level=3"], [""],
     ])
     func anythingElseIsLeftToArgumentParser(arguments: [String]) {
         #expect(QuickCompact.parse(arguments) == nil, "\(arguments)")
