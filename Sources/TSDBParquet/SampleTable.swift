@@ -27,7 +27,7 @@ enum SampleTable {
     static func write(_ segment: SegmentReader, from: Int64, to: Int64, into file: ParquetFileWriter)
         throws(TSDBError) -> Int
     {
-        var rows = Rows(segment)
+        var rows = Rows(segment, capacity: min(segment.sampleCount, rowsPerRowGroup))
         var total = 0
         let block = DecodedBlock()
         for b in 0..<segment.blockCount
@@ -50,7 +50,7 @@ enum SampleTable {
                 if rows.count == rowsPerRowGroup {
                     total += rows.count
                     try file.write(rowGroup: rows.columns(), rowCount: rows.count)
-                    rows = Rows(segment)
+                    rows = Rows(segment, capacity: max(0, min(segment.sampleCount - total, rowsPerRowGroup)))
                 }
                 i = end
             }
@@ -97,9 +97,17 @@ enum SampleTable {
         var valueEntries: [(Double?, String)] = []
         let formOffsets: [(Int64, Int64)]
 
-        init(_ segment: SegmentReader) {
+        /// Rows for `capacity` samples: columns grown by doubling were copied ~log2(n) times each,
+        /// ~5% of the year's export instructions (callgrind).
+        init(_ segment: SegmentReader, capacity: Int) {
             self.segment = segment
             formOffsets = segment.forms.map { (Int64($0.0.offsetMinutes), Int64($0.1.offsetMinutes)) }
+            for column in [\Rows.starts, \.ends, \.startOffsets, \.endOffsets] {
+                self[keyPath: column].reserveCapacity(capacity)
+            }
+            for column in [\Rows.values, \.units, \.sources, \.devices, \.metadata] {
+                self[keyPath: column].reserveCapacity(capacity)
+            }
         }
 
         var count: Int { starts.count }
