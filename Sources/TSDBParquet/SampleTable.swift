@@ -27,11 +27,15 @@ enum SampleTable {
     static func write(_ segment: SegmentReader, from: Int64, to: Int64, into file: ParquetFileWriter)
         throws(TSDBError) -> Int
     {
-        var rows = Rows(segment, capacity: min(segment.sampleCount, rowsPerRowGroup))
+        let blocks = (0..<segment.blockCount).filter {
+            segment.summaries[$0].lastStart >= from && segment.summaries[$0].firstStart < to
+        }
+        // At most the samples of the blocks the range reaches: the columns' room, made once.
+        let most = blocks.reduce(0) { $0 + segment.summaries[$1].sampleCount }
+        var rows = Rows(segment, capacity: min(most, rowsPerRowGroup))
         var total = 0
         let block = DecodedBlock()
-        for b in 0..<segment.blockCount
-        where segment.summaries[b].lastStart >= from && segment.summaries[b].firstStart < to {
+        for b in blocks {
             try segment.decode(block: b, into: block)
             let columns = BlockColumns(block)
             // Runs of rows in the range, each appended column by column.
@@ -50,7 +54,7 @@ enum SampleTable {
                 if rows.count == rowsPerRowGroup {
                     total += rows.count
                     try file.write(rowGroup: rows.columns(), rowCount: rows.count)
-                    rows = Rows(segment, capacity: max(0, min(segment.sampleCount - total, rowsPerRowGroup)))
+                    rows = Rows(segment, capacity: min(most - total, rowsPerRowGroup))
                 }
                 i = end
             }
