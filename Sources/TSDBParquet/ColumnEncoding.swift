@@ -80,8 +80,14 @@ extension EncodedColumn {
             if schema.physicalType == .int32 { out.i32(Int32(truncatingIfNeeded: v)) } else { out.i64(v) }
             return out.bytes
         }
+        // Both extremes in one pass.
+        var (low, high) = (values.first ?? 0, values.first ?? 0)
+        for v in values {
+            low = min(low, v)
+            high = max(high, v)
+        }
         let statistics = ColumnStatistics(
-            nullCount: 0, minValue: values.min().map(bytes), maxValue: values.max().map(bytes))
+            nullCount: 0, minValue: values.isEmpty ? nil : bytes(low), maxValue: values.isEmpty ? nil : bytes(high))
         return EncodedColumn(
             schema: schema, dictionary: nil, pages: pages, statistics: statistics, encodings: [.deltaBinaryPacked])
     }
