@@ -5,48 +5,18 @@ import TSDB
 /// and a 64-bit append at a time, they were over a third of a Parquet export's instructions.
 enum ParquetEncoder {
     /// Bits needed for values `0 ... maxValue`.
-    static func bitWidth(_ maxValue: UInt64) -> Int { maxValue == 0 ? 0 : 64 - maxValue.leadingZeroBitCount }
+    static func bitWidth(_ maxValue: UInt64) -> Int { IntColumn.bitWidth(maxValue) }
 
     /// Packs `values` (each < 2^width) least-significant bit first, as the hybrid's bit-packed
-    /// runs and DELTA_BINARY_PACKED miniblocks do; the count must fill whole bytes.
+    /// runs and DELTA_BINARY_PACKED miniblocks do: the segment format's packing (segment-v3 §5.1).
     static func appendBitPacked(_ values: UnsafeBufferPointer<UInt64>, width: Int, to out: inout ByteWriter) {
-        guard width > 0, !values.isEmpty else { return }
-        out.appendZeros((values.count * width + 7) / 8) { packed in
-            var at = 0
-            var buffer: UInt64 = 0
-            var buffered = 0
-            for v in values {
-                // Up to 64 bits of a value; what does not fit in the 64-bit buffer goes in the next.
-                buffer |= v << UInt64(buffered)
-                let room = 64 - buffered
-                if width >= room {
-                    packed.storeBytes(of: buffer.littleEndian, toByteOffset: at, as: UInt64.self)
-                    at += 8
-                    buffer = room == 64 ? 0 : v >> UInt64(room)
-                    buffered = width - room
-                } else {
-                    buffered += width
-                }
-            }
-            while buffered > 0 {
-                packed[at] = UInt8(truncatingIfNeeded: buffer)
-                at += 1
-                buffer >>= 8
-                buffered -= 8
-            }
-        }
+        IntColumn.pack(values, width: width, into: &out)
     }
 
-    /// The RLE / bit-packing hybrid (§4.2) of `values`, each < 2^width.
-    static func rleHybrid(_ values: [UInt64], width: Int) -> [UInt8] {
-        var out = ByteWriter()
-        values.withUnsafeBufferPointer { appendRLEHybrid($0, width: width, to: &out) }
-        return out.bytes
-    }
-
-    /// Appends the hybrid of `values`: runs of eight or more equal values become RLE runs, the rest
-    /// bit-packed groups of eight. The values waiting to be bit-packed are always the ones just
-    /// before the run being looked at, so they are packed from `values` where they lie.
+    /// Appends the RLE / bit-packing hybrid (§4.2) of `values`, each < 2^width: runs of eight or
+    /// more equal values become RLE runs, the rest bit-packed groups of eight. The values waiting to
+    /// be bit-packed are always the ones just before the run being looked at, so they are packed
+    /// from `values` where they lie.
     static func appendRLEHybrid(_ values: UnsafeBufferPointer<UInt64>, width: Int, to out: inout ByteWriter) {
         var literalsStart = 0
         var i = 0
@@ -111,15 +81,8 @@ enum ParquetEncoder {
         }
     }
 
-    /// DELTA_BINARY_PACKED (§4.3) of 64-bit integers.
-    static func deltaBinaryPacked(_ values: [Int64]) -> [UInt8] {
-        var out = ByteWriter()
-        values.withUnsafeBufferPointer { appendDeltaBinaryPacked($0, to: &out) }
-        return out.bytes
-    }
-
-    /// Appends `values` as DELTA_BINARY_PACKED: blocks of 128 values in four miniblocks of 32, each
-    /// miniblock bit-packed at the width of its largest delta above the block minimum.
+    /// Appends `values` as DELTA_BINARY_PACKED (§4.3): blocks of 128 values in four miniblocks of
+    /// 32, each miniblock bit-packed at the width of its largest delta above the block minimum.
     static func appendDeltaBinaryPacked(_ values: UnsafeBufferPointer<Int64>, to out: inout ByteWriter) {
         let blockSize = 128
         let miniblocks = 4

@@ -308,3 +308,19 @@ final class ParquetEncodingTests: XCTestCase {
         XCTAssertEqual(Array(files[0].suffix(4)), Array("PAR1".utf8))
     }
 }
+
+extension ParquetEncoder {
+    /// The hybrid of `values` as bytes of their own.
+    static func rleHybrid(_ values: [UInt64], width: Int) -> [UInt8] {
+        var out = ByteWriter()
+        values.withUnsafeBufferPointer { appendRLEHybrid($0, width: width, to: &out) }
+        return out.bytes
+    }
+
+    /// DELTA_BINARY_PACKED of `values` as bytes of their own.
+    static func deltaBinaryPacked(_ values: [Int64]) -> [UInt8] {
+        var out = ByteWriter()
+        values.withUnsafeBufferPointer { appendDeltaBinaryPacked($0, to: &out) }
+        return out.bytes
+    }
+}

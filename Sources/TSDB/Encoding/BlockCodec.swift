@@ -22,16 +22,8 @@ public enum BlockCodec: UInt8, Sendable, CaseIterable, CustomStringConvertible {
         case .none:
             return input
         case .zstd:
-            let bound = ZSTD_compressBound(input.count)
-            var out = [UInt8](repeating: 0, count: bound)
-            let written = input.withUnsafeBytes { src in
-                out.withUnsafeMutableBytes { dst in
-                    ZSTD_compress(dst.baseAddress, dst.count, src.baseAddress, src.count, level)
-                }
-            }
-            guard ZSTD_isError(written) == 0, written < input.count else { return nil }
-            out.removeSubrange(written...)
-            return out
+            let frame = ZstdCompressor().frame(input, level: level)
+            return frame.count < input.count ? frame : nil
         case .lz4:
             guard input.count < Int(Int32.max) else { return nil }
             let bound = Int(LZ4_compressBound(Int32(input.count)))

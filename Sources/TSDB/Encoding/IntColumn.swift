@@ -9,7 +9,7 @@
 ///
 /// All arithmetic wraps, so every `Int64` (extremes included) round-trips exactly. Bits are packed
 /// little-endian: value `i` occupies bits `i*width ..< (i+1)*width` of the little-endian bit stream.
-enum IntColumn {
+package enum IntColumn {
     enum Encoding: UInt8 {
         case frameOfReference = 0
         case deltaFrameOfReference = 1
@@ -27,7 +27,7 @@ enum IntColumn {
         (count * width + 7) / 8
     }
 
-    @inline(__always) static func bitWidth(_ range: UInt64) -> Int {
+    @inline(__always) package static func bitWidth(_ range: UInt64) -> Int {
         64 - range.leadingZeroBitCount
     }
 
@@ -159,6 +159,13 @@ enum IntColumn {
                 s += 8
             }
         }
+    }
+
+    /// ``pack(count:width:into:_:)`` of `values`, for Parquet, whose bit packing is the same (least
+    /// significant bit first). A call per run of values: called from the Parquet module through its
+    /// closure, a call per value, the year's export took 946 M instructions against 904 M.
+    package static func pack(_ values: UnsafeBufferPointer<UInt64>, width: Int, into out: inout ByteWriter) {
+        pack(count: values.count, width: width, into: &out) { values[$0] }
     }
 
     /// What a column's headers prove about its values, so a reader's checks need not look at
