@@ -40,7 +40,13 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Parses RFC 3339 / ISO 8601 extended format: `YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|±HH:MM)`.
     public init?(_ text: String) {
         var text = text
-        guard let parsed = text.withUTF8({ try? ISO8601.parse(UnsafeRawBufferPointer($0)) }) else { return nil }
+        guard let parsed = text.withUTF8({ Timestamp(utf8: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = parsed
+    }
+
+    /// ``init(_:)`` from the text's UTF-8 bytes.
+    package init?(utf8 bytes: UnsafeRawBufferPointer) {
+        guard let parsed = try? ISO8601.parse(bytes) else { return nil }
         self = parsed
     }
 }
