@@ -103,28 +103,27 @@ public enum ExportSamples {
     }
 
     static func isJSONNumber(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var u = raw[...]
+        let n = raw.count
+        var i = 0
+        func isDigit(_ k: Int) -> Bool { k < n && raw[k] &- 48 < 10 }
         func digits() -> Int {
-            var n = 0
-            while let c = u.first, c >= 48 && c <= 57 {
-                u = u.dropFirst()
-                n += 1
-            }
-            return n
+            let first = i
+            while isDigit(i) { i += 1 }
+            return i - first
         }
-        if u.first == UInt8(ascii: "-") { u = u.dropFirst() }
-        guard let first = u.first, first >= 48 && first <= 57 else { return false }
-        if first == 48 { u = u.dropFirst() } else { _ = digits() }
-        if u.first == UInt8(ascii: ".") {
-            u = u.dropFirst()
+        if i < n && raw[i] == UInt8(ascii: "-") { i += 1 }
+        guard isDigit(i) else { return false }
+        if raw[i] == UInt8(ascii: "0") { i += 1 } else { _ = digits() }
+        if i < n && raw[i] == UInt8(ascii: ".") {
+            i += 1
             guard digits() > 0 else { return false }
         }
-        if u.first == UInt8(ascii: "e") || u.first == UInt8(ascii: "E") {
-            u = u.dropFirst()
-            if u.first == UInt8(ascii: "+") || u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+        if i < n && (raw[i] == UInt8(ascii: "e") || raw[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < n && (raw[i] == UInt8(ascii: "+") || raw[i] == UInt8(ascii: "-")) { i += 1 }
             guard digits() > 0 else { return false }
         }
-        return u.isEmpty
+        return i == n
     }
 
     /// A beat's time of day in the phone's locale: `00:20:37,80`, `0:20:37.80`, `12:20:37.80 AM`,

@@ -98,6 +98,22 @@ final class SidecarFileTests: XCTestCase {
         }
     }
 
+    func testJSONNumbersAreJSONsGrammar() {
+        var random = SplitMix64(seed: 12)
+        let alphabet = Array("-+.eE0123456789x ".utf8)
+        for length in 0..<3000 {
+            let text = (0..<length % 9).map { _ in alphabet.randomElement(using: &random)! }
+            text.withUnsafeBytes { b in
+                XCTAssertEqual(ExportSamples.isJSONNumber(b), ReferenceSidecars.isJSONNumber(b), "\(text)")
+            }
+        }
+        for (text, expected) in [
+            ("0", true), ("-0.5e+3", true), ("01", false), ("1.", false), ("-", false), ("", false),
+        ] {
+            XCTAssertEqual(ExportSamples.isJSONNumber(text), expected, text)
+        }
+    }
+
     // MARK: - Helpers
 
     /// A track point with fields drawn from what GPX writers put there, and from what breaks readers.
@@ -303,6 +319,31 @@ enum ReferenceSidecars {
                 type: Electrocardiograms.type, start: begin, end: end, value: .null, unit: .absent,
                 metadata: .text(String(decoding: json, as: UTF8.self))))
         return true
+    }
+
+    static func isJSONNumber(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var u = raw[...]
+        func digits() -> Int {
+            var n = 0
+            while let c = u.first, c >= 48 && c <= 57 {
+                u = u.dropFirst()
+                n += 1
+            }
+            return n
+        }
+        if u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+        guard let first = u.first, first >= 48 && first <= 57 else { return false }
+        if first == 48 { u = u.dropFirst() } else { _ = digits() }
+        if u.first == UInt8(ascii: ".") {
+            u = u.dropFirst()
+            guard digits() > 0 else { return false }
+        }
+        if u.first == UInt8(ascii: "e") || u.first == UInt8(ascii: "E") {
+            u = u.dropFirst()
+            if u.first == UInt8(ascii: "+") || u.first == UInt8(ascii: "-") { u = u.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return u.isEmpty
     }
 
     static func replacingComma(_ s: String) -> String {
