@@ -71,21 +71,6 @@ enum RoutePoints {
         return true
     }
 
-    /// `name="value"` pairs of a tag's attribute text.
-    static func attributes(_ b: UnsafeRawBufferPointer) -> [(String, String)] {
-        var fields = FieldRanges()
-        fields.collectAttributes(b, from: 0)
-        return fields.texts(b)
-    }
-
-    /// `<name>text</name>` leaves anywhere inside a point (`ele`, `time`, and `speed` … inside
-    /// `extensions`).
-    static func childTexts(_ b: UnsafeRawBufferPointer) -> [(String, String)] {
-        var fields = FieldRanges()
-        fields.collectChildren(b, from: 0)
-        return fields.texts(b)
-    }
-
     static func text(_ b: UnsafeRawBufferPointer, _ r: Range<Int>) -> String {
         HealthXMLScanner.decode(UnsafeRawBufferPointer(rebasing: b[r]))
     }
@@ -115,8 +100,9 @@ enum RoutePoints {
     }
 }
 
-/// A track point's fields as byte ranges of its GPX document: names and values, attributes first,
-/// then child elements, as ``RoutePoints/attributes(_:)`` and ``RoutePoints/childTexts(_:)`` find them.
+/// A track point's fields as byte ranges of its GPX document: names and values, its tag's
+/// `name="value"` attributes first, then the `<name>text</name>` leaves anywhere inside it (`ele`,
+/// `time`, and `speed` … inside `extensions`).
 struct FieldRanges {
     private(set) var names: [Range<Int>] = []
     private(set) var values: [Range<Int>] = []
