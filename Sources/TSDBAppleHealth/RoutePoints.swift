@@ -196,25 +196,39 @@ struct PointMetadata {
         guard let t = plan.time, plan.hasPosition,
             let time = Timestamp(utf8: UnsafeRawBufferPointer(rebasing: gpx[fields.values[t]]))
         else { return nil }
+        // Room for the worst case (every value escaped), written in place: appended piece by piece,
+        // each `append(contentsOf:)` cost ~100 instructions, fifteen a point.
+        var room = 2 + plan.keys.count + plan.members.count + fileJSON.count
+        for member in plan.members where member.field >= 0 { room += 6 * fields.values[member.field].count + 2 }
         json.removeAll(keepingCapacity: true)
-        json.append(UInt8(ascii: "{"))
         plan.keys.withUnsafeBytes { keys in
-            for (k, member) in plan.members.enumerated() {
-                if k > 0 { json.append(UInt8(ascii: ",")) }
-                json.append(contentsOf: UnsafeRawBufferPointer(rebasing: keys[member.key]))
-                guard member.field >= 0 else {
-                    json.append(contentsOf: fileJSON)
-                    continue
-                }
-                let value = UnsafeRawBufferPointer(rebasing: gpx[fields.values[member.field]])
-                if ExportSamples.isJSONNumber(value) {
-                    json.append(contentsOf: value)
-                } else {
-                    DayFileWriter.appendJSONString(utf8: value, to: &json)
+            fileJSON.withUnsafeBytes { fileJSON in
+                RowBytes.append(to: &json, capacity: room) { out in
+                    out.byte(UInt8(ascii: "{"))
+                    for (k, member) in plan.members.enumerated() {
+                        if k > 0 { out.byte(UInt8(ascii: ",")) }
+                        out.write(UnsafeRawBufferPointer(rebasing: keys[member.key]))
+                        guard member.field >= 0 else {
+                            out.write(fileJSON)
+                            continue
+                        }
+                        let value = UnsafeRawBufferPointer(rebasing: gpx[fields.values[member.field]])
+                        if ExportSamples.isJSONNumber(value) {
+                            out.write(value)
+                        } else if value.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+                            out.byte(UInt8(ascii: "\""))
+                            out.write(value)
+                            out.byte(UInt8(ascii: "\""))
+                        } else {
+                            var escaped: [UInt8] = []
+                            DayFileWriter.appendJSONString(utf8: value, to: &escaped)
+                            escaped.withUnsafeBytes { out.write($0) }
+                        }
+                    }
+                    out.byte(UInt8(ascii: "}"))
                 }
             }
         }
-        json.append(UInt8(ascii: "}"))
         return time
     }
 
