@@ -54,21 +54,8 @@ enum RoutePoints {
 
     /// Whether `b` holds only ASCII bytes and no `&`.
     static func isPlainASCII(_ b: UnsafeRawBufferPointer) -> Bool {
-        var i = 0
-        let ampersands: UInt64 = 0x2626_2626_2626_2626
-        while i + 8 <= b.count {
-            let word = b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            // A zero byte of `word ^ ampersands` is an `&` (the high bits of non-ASCII bytes are
-            // tested in `word` itself).
-            let x = word ^ ampersands
-            guard (word | ((x &- 0x0101_0101_0101_0101) & ~x)) & 0x8080_8080_8080_8080 == 0 else { return false }
-            i += 8
-        }
-        while i < b.count {
-            guard b[i] < 0x80 && b[i] != 0x26 else { return false }
-            i += 1
-        }
-        return true
+        guard let base = b.baseAddress else { return true }
+        return ByteReader.isASCII(b) && memchr(base, 0x26, b.count) == nil
     }
 
     static func text(_ b: UnsafeRawBufferPointer, _ r: Range<Int>) -> String {
@@ -215,7 +202,7 @@ struct PointMetadata {
                         let value = UnsafeRawBufferPointer(rebasing: gpx[fields.values[member.field]])
                         if ExportSamples.isJSONNumber(value) {
                             out.write(value)
-                        } else if value.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+                        } else if DayFileWriter.needsNoEscaping(value) {
                             out.byte(UInt8(ascii: "\""))
                             out.write(value)
                             out.byte(UInt8(ascii: "\""))
@@ -258,24 +245,20 @@ struct PointMetadata {
         func key(_ field: Int) -> UnsafeRawBufferPointer {
             field < 0 ? fileKey : UnsafeRawBufferPointer(rebasing: gpx[names[field]])
         }
-        var order = [-1] + names.indices.filter { !named($0, "time") }
-        for i in order.indices.dropFirst() {
-            var j = i
-            while j > 0 && key(order[j]).lexicographicallyPrecedes(key(order[j - 1])) {
-                order.swapAt(j, j - 1)
-                j -= 1
-            }
-        }
+        let members = [-1] + names.indices.filter { !named($0, "time") }
         var previous: UnsafeRawBufferPointer?
-        for field in order {
+        func precedes(_ a: Int, _ b: Int) -> Bool { key(members[a]).lexicographicallyPrecedes(key(members[b])) }
+        func add(_ member: Int) {
+            let field = members[member]
             let name = key(field)
-            if let previous, name.elementsEqual(previous) { continue }
+            if let previous, name.elementsEqual(previous) { return }
             previous = name
             let start = plan.keys.count
             DayFileWriter.appendJSONString(utf8: name, to: &plan.keys)
             plan.keys.append(UInt8(ascii: ":"))
             plan.members.append((field, start..<plan.keys.count))
         }
+        JSONText.inStableOrder(members.count, precedes, add)
         return plan
     }
 

@@ -9,7 +9,7 @@
 /// Every read checks that it stays inside the buffer and throws ``TSDBError/Kind/corruption``
 /// naming the absolute file offset otherwise, so a damaged file can never make the engine read
 /// out of bounds. `baseOffset` is the file offset of the buffer's first byte, for messages.
-struct ByteReader {
+package struct ByteReader {
     /// What the bytes are, for messages: made into text only for an error (a query reads hundreds
     /// of blocks, and building "block N …" for each was 1,400 instructions a block).
     enum Context {
@@ -190,7 +190,7 @@ struct ByteReader {
 
     /// Whether every byte is below 0x80, eight at a time (a byte at a time was a third of reading
     /// a manifest's strings).
-    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var high: UInt64 = 0
         var i = 0
         while i + 8 <= bytes.count {

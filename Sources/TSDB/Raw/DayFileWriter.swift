@@ -39,9 +39,14 @@ public enum DayFileWriter {
         text.withUTF8 { appendJSONString(utf8: UnsafeRawBufferPointer($0), to: &out) }
     }
 
+    /// Whether `bytes` go into a JSON string as they are: no control character, quote or backslash.
+    package static func needsNoEscaping(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }
+    }
+
     /// ``appendJSONString(_:to:)`` for text already in UTF-8 bytes.
     package static func appendJSONString(utf8 bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        if bytes.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C }) {
+        if needsNoEscaping(bytes) {
             out.append(0x22)
             out.append(contentsOf: bytes)
             out.append(0x22)
