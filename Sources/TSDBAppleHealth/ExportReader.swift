@@ -268,18 +268,19 @@ enum HealthDate {
         guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20,
             b[20] == 0x2B || b[20] == 0x2D
         else { return nil }
-        func number(_ r: Range<Int>) -> Int? {
-            var v = 0
-            for k in r {
-                let d = Int(b[k]) - 48
-                guard d >= 0 && d <= 9 else { return nil }
-                v = v * 10 + d
-            }
-            return v
+        // Two digits at a time, straight-line: a byte that is not a digit is above 9 once 0x30 is
+        // taken off (wrapping), so the largest "digit" seen says whether all were digits. A loop
+        // per field was ~370 instructions a date, and an export has two dates a record.
+        var largest: UInt8 = 0
+        func two(_ i: Int) -> Int {
+            let (high, low) = (b[i] &- 0x30, b[i + 1] &- 0x30)
+            largest = max(largest, max(high, low))
+            return Int(high) &* 10 &+ Int(low)
         }
-        guard let y = number(0..<4), let mo = number(5..<7), let d = number(8..<10), let h = number(11..<13),
-            let mi = number(14..<16), let s = number(17..<19), let oh = number(21..<23), let om = number(23..<25),
-            (1...12).contains(mo), d >= 1, d <= ISO8601.daysInMonth(year: y, month: mo), h < 24, mi < 60, s < 60
+        let (y, mo, d, h) = (two(0) &* 100 &+ two(2), two(5), two(8), two(11))
+        let (mi, s, oh, om) = (two(14), two(17), two(21), two(23))
+        guard largest <= 9, (1...12).contains(mo), d >= 1, d <= ISO8601.daysInMonth(year: y, month: mo), h < 24,
+            mi < 60, s < 60
         else { return nil }
         let offset = (b[20] == 0x2D ? -1 : 1) * (oh * 60 + om)
         let local = ISO8601.days(year: y, month: mo, day: d) * 86_400 + Int64(h * 3600 + mi * 60 + s)

@@ -220,8 +220,12 @@ extension ExportSamples {
         }
 
         func span(_ e: HealthXMLScanner.Element) -> (Timestamp, Timestamp)? {
-            guard let s = e.rawAttribute("startDate").flatMap(HealthDate.parse),
-                let t = e.rawAttribute("endDate").flatMap(HealthDate.parse), t.micros >= s.micros
+            span(start: e.rawAttribute("startDate"), end: e.rawAttribute("endDate"))
+        }
+
+        /// The span of a `startDate` and `endDate` written as Health writes them, end not before start.
+        func span(start: UnsafeRawBufferPointer?, end: UnsafeRawBufferPointer?) -> (Timestamp, Timestamp)? {
+            guard let s = start.flatMap(HealthDate.parse), let t = end.flatMap(HealthDate.parse), t.micros >= s.micros
             else { return nil }
             func stamp(_ p: (micros: Int64, offsetMinutes: Int)) -> Timestamp {
                 Timestamp(microseconds: p.micros, form: TimeForm(offsetMinutes: Int16(p.offsetMinutes)))
@@ -231,23 +235,28 @@ extension ExportSamples {
 
         /// Starts the metadata of a record, workout or correlation with what they all carry.
         mutating func common(_ e: HealthXMLScanner.Element) {
+            common(sourceVersion: e.rawAttribute("sourceVersion"), creationDate: e.rawAttribute("creationDate"))
+        }
+
+        mutating func common(sourceVersion: UnsafeRawBufferPointer?, creationDate: UnsafeRawBufferPointer?) {
             members.removeAll()
-            if let v = e.rawAttribute("sourceVersion") { members.append("HKSourceVersion", xmlValue: v) }
-            if let v = e.rawAttribute("creationDate") { members.append("HKCreationDate", xmlValue: v) }
+            if let v = sourceVersion { members.append("HKSourceVersion", xmlValue: v) }
+            if let v = creationDate { members.append("HKCreationDate", xmlValue: v) }
         }
 
         mutating func record(_ e: HealthXMLScanner.Element) -> InternedSample? {
-            guard let type = types.id(e.rawAttribute("type"), &parsed) else {
+            let a = RecordAttributes(e)
+            guard let type = types.id(a.type, &parsed) else {
                 skip("Record elements without a type", line: e.line)
                 return nil
             }
-            guard let (start, end) = span(e) else {
+            guard let (start, end) = span(start: a.startDate, end: a.endDate) else {
                 skip("Record elements without readable startDate and endDate (end not before start)", line: e.line)
                 return nil
             }
-            common(e)
+            common(sourceVersion: a.sourceVersion, creationDate: a.creationDate)
             var value = SampleValue.absent
-            if let raw = e.rawAttribute("value") {
+            if let raw = a.value {
                 if let number = ExportSamples.number(raw: raw) {
                     value = number
                 } else {
@@ -264,9 +273,8 @@ extension ExportSamples {
             let null = ParsedDayFile.nullText
             let sample = InternedSample(
                 start: start, end: end, value: value, type: type,
-                unit: units.id(e.rawAttribute("unit"), &parsed) ?? null,
-                source: sources.id(e.rawAttribute("sourceName"), &parsed) ?? null,
-                device: devices.id(e.rawAttribute("device"), &parsed) ?? null)
+                unit: units.id(a.unit, &parsed) ?? null, source: sources.id(a.sourceName, &parsed) ?? null,
+                device: devices.id(a.device, &parsed) ?? null)
             return sample
         }
 
