@@ -261,7 +261,7 @@ struct HealthXMLScanner {
 
     /// ``decode(_:)``'s bytes, appended to `out` (invalid UTF-8 is left as it is).
     static func decode(_ v: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        guard v.contains(0x26) else {
+        guard index(of: 0x26, in: v, from: 0, to: v.count) != nil else {  // memchr: most values have no entity
             out.append(contentsOf: v)
             return
         }

@@ -202,14 +202,8 @@ struct PointMetadata {
                         let value = UnsafeRawBufferPointer(rebasing: gpx[fields.values[member.field]])
                         if ExportSamples.isJSONNumber(value) {
                             out.write(value)
-                        } else if DayFileWriter.needsNoEscaping(value) {
-                            out.byte(UInt8(ascii: "\""))
-                            out.write(value)
-                            out.byte(UInt8(ascii: "\""))
                         } else {
-                            var escaped: [UInt8] = []
-                            DayFileWriter.appendJSONString(utf8: value, to: &escaped)
-                            escaped.withUnsafeBytes { out.write($0) }
+                            DayFileWriter.writeJSONString(utf8: value, to: &out)
                         }
                     }
                     out.byte(UInt8(ascii: "}"))

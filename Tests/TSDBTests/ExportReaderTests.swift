@@ -164,6 +164,7 @@ final class ExportReaderTests: XCTestCase {
             Array("HKCreationDate".utf8), Array("HKMetadataKeyHeartRateMotionContext".utf8), Array("a".utf8),
             Array("Ab".utf8), [], Array("Tom&apos;s &#x1F600; &amp; \u{0B}".utf8), Array("line\nbreak\t\"q\" \\".utf8),
             [0x41, 0xFF, 0xC3], Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8), Array("&bogus; &#99999999;".utf8),
+            Array("K".utf8), Array("\u{212A}".utf8),  // KELVIN SIGN: the same String as K, in other bytes
         ]
         var random = SplitMix64(seed: 5)
         func pick() -> [UInt8] { texts[Int(random.next() % UInt64(texts.count))] }

@@ -197,6 +197,10 @@ package struct ByteReader {
             high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             i += 8
         }
+        if i < bytes.count && bytes.count >= 8 {  // the last word again, overlapping: no byte loop
+            high |= bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+            i = bytes.count
+        }
         while i < bytes.count {
             high |= UInt64(bytes[i])
             i += 1
