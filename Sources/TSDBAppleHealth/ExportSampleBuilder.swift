@@ -43,31 +43,27 @@ extension ExportSamples {
         }
 
         mutating func take(_ e: HealthXMLScanner.Element) {
-            if open?.keepsNested == true, !nested.isEmpty || !(e.isNamed("Workout") || e.isNamed("Correlation")) {
+            let name = ExportElementName(e)
+            if open?.keepsNested == true, !nested.isEmpty || !(name == .workout || name == .correlation) {
                 return takeNested(e)
             }
-            switch e.kind {
-            case .end:
-                if e.isNamed("Record") || e.isNamed("Workout") || e.isNamed("Correlation") { close() }
-                if e.isNamed("HeartRateVariabilityMetadataList") { inBeats = false }
-            case .start, .empty:
-                if e.isNamed("Record") {
-                    begin(record(e), e)
-                } else if e.isNamed("Workout") {
-                    begin(workout(e), e, keepsNested: true)
-                } else if e.isNamed("Correlation") {
-                    begin(correlation(e), e, keepsNested: true)
-                } else if e.isNamed("MetadataEntry"), open != nil, let key = e.rawAttribute("key") {
+            switch (e.kind, name) {
+            case (.end, .record), (.end, .workout), (.end, .correlation): close()
+            case (.end, .beatList): inBeats = false
+            case (.end, _): break
+            case (_, .record): begin(record(e), e)
+            case (_, .workout): begin(workout(e), e, keepsNested: true)
+            case (_, .correlation): begin(correlation(e), e, keepsNested: true)
+            case (_, .metadataEntry):
+                if open != nil, let key = e.rawAttribute("key") {
                     members.append(xmlKey: key, xmlValue: e.rawAttribute("value") ?? Self.noBytes)
-                } else if e.isNamed("HeartRateVariabilityMetadataList") {
-                    inBeats = e.kind == .start
-                } else if e.isNamed("InstantaneousBeatsPerMinute"), inBeats, let record = open?.sample {
-                    beat(e, of: record)
-                } else if e.isNamed("ActivitySummary") {
-                    activitySummary(e)
-                } else if e.isNamed("ExportDate"), let p = e.rawAttribute("value").flatMap(HealthDate.parse) {
-                    exportOffset = p.offsetMinutes
                 }
+            case (_, .beatList): inBeats = e.kind == .start
+            case (_, .beat): if inBeats, let record = open?.sample { beat(e, of: record) }
+            case (_, .activitySummary): activitySummary(e)
+            case (_, .exportDate):
+                if let p = e.rawAttribute("value").flatMap(HealthDate.parse) { exportOffset = p.offsetMinutes }
+            case (_, .other): break
             }
         }
 

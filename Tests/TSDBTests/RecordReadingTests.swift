@@ -60,6 +60,41 @@ final class RecordReadingTests: XCTestCase {
         XCTAssertEqual(checked, 3_000)
     }
 
+    /// An element's name is classified as testing it against each name would: the builder's
+    /// names, names of their lengths that differ in one byte (first, middle, last), prefixes and
+    /// extensions of them, in start, end and empty tags.
+    func testElementNamesAreClassifiedAsByName() throws {
+        let known: [(StaticString, ExportElementName)] = [
+            ("Record", .record), ("Workout", .workout), ("Correlation", .correlation),
+            ("MetadataEntry", .metadataEntry), ("HeartRateVariabilityMetadataList", .beatList),
+            ("InstantaneousBeatsPerMinute", .beat), ("ActivitySummary", .activitySummary), ("ExportDate", .exportDate),
+        ]
+        var names = ["Me", "WorkoutRoute", "FileReference", "WorkoutStatistics", "HealthData", "R", "Records"]
+        for (name, _) in known {
+            let text = "\(name)"
+            let bytes = Array(text.utf8)
+            for k in [0, bytes.count / 2, bytes.count - 1] {
+                var other = bytes
+                other[k] = other[k] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+                names.append(String(decoding: other, as: UTF8.self))
+            }
+            names += [text, String(text.dropLast()), text + "s"]
+        }
+        var xml = "<HealthData>\n"
+        for name in names { xml += "<\(name) a=\"1\">\n</\(name)>\n<\(name)/>\n" }
+        xml += "</HealthData>\n"
+        var seen = 0
+        var matched = 0
+        try scan(xml) { e in
+            let expected = known.first { e.isNamed($0.0) }?.1 ?? .other
+            XCTAssertEqual(ExportElementName(e), expected, "\(e.name) at line \(e.line)")
+            seen += 1
+            if expected != .other { matched += 1 }
+        }
+        XCTAssertEqual(seen, names.count * 3 + 2)
+        XCTAssertEqual(matched, known.count * 3)
+    }
+
     /// The parser as it was before it read two digits at a time: the oracle.
     static func referenceParse(_ b: [UInt8]) -> (micros: Int64, offsetMinutes: Int)? {
         guard b.count == 25, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x20, b[13] == 0x3A, b[16] == 0x3A, b[19] == 0x20,
