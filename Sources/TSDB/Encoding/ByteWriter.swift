@@ -54,10 +54,13 @@ package struct ByteWriter {
     /// A length-prefixed UTF-8 string.
     mutating func string(_ s: String) {
         var s = s
-        s.withUTF8 { utf8 in
-            uvarint(UInt64(utf8.count))
-            bytes.append(contentsOf: utf8)
-        }
+        s.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A length-prefixed string of these UTF-8 bytes.
+    mutating func string(utf8: UnsafeRawBufferPointer) {
+        uvarint(UInt64(utf8.count))
+        bytes.append(contentsOf: utf8)
     }
 
     /// Overwrites four bytes at `offset` (used to patch lengths after the fact).

@@ -49,7 +49,7 @@ struct SegmentWriter {
             blockStart = blockEnd
         }
 
-        let rawDictionary = Self.encodeDictionary(dictionary.finished)
+        let rawDictionary = dictionary.encoded(strings: strings)
         let (storedDictionary, dictionaryCodec) = compress(rawDictionary)
         let dictionaryOffset = out.count
         out.append(storedDictionary)
@@ -96,7 +96,7 @@ struct SegmentWriter {
             valueTag[i] = Int64(s.valueTag)
             var numeric: Double? = nil
             if s.valueTag == ValueTag.numberText {
-                let id = dictionary.numberTexts.id(Int32(truncatingIfNeeded: s.mantissa), strings)
+                let id = dictionary.numberTexts.id(Int32(truncatingIfNeeded: s.mantissa))
                 mantissa[i] = id - SegmentFormat.firstDictionaryID
                 numeric = strings.withBytes(Int32(truncatingIfNeeded: s.mantissa)) {
                     Double(String(decoding: $0, as: UTF8.self))
@@ -108,10 +108,10 @@ struct SegmentWriter {
                 }
             }
             summary.add(end: s.end, value: numeric)
-            units[i] = dictionary.units.id(s.unit, strings)
-            source[i] = dictionary.sources.id(s.source, strings)
-            device[i] = dictionary.devices.id(s.device, strings)
-            metadata[i] = dictionary.metadata.id(s.metadata, strings)
+            units[i] = dictionary.units.id(s.unit)
+            source[i] = dictionary.sources.id(s.source)
+            device[i] = dictionary.devices.id(s.device)
+            metadata[i] = dictionary.metadata.id(s.metadata)
         }
         return (summary.finished, exponent)
     }
@@ -171,23 +171,8 @@ struct SegmentWriter {
         return stored.count * 4 <= raw.count * 3 ? (stored, codec) : (raw, .none)
     }
 
-    static func encodeDictionary(_ d: SegmentDictionary) -> [UInt8] {
-        var w = ByteWriter()
-        w.string(d.type)
-        w.u16(UInt16(d.year))
-        w.u8(UInt8(d.month))
-        for list in [d.units, d.sources, d.devices, d.metadata, d.numberTexts] {
-            w.uvarint(UInt64(list.count))
-            for s in list { w.string(s) }
-        }
-        w.uvarint(UInt64(d.forms.count))
-        for f in d.forms { w.u64(f) }
-        return w.bytes
-    }
 }
 
-/// Assigns segment dictionary ids (0 absent, 1 null, 2+k entry k) to interned strings,
-/// through a dense table indexed by interned id (no hashing per sample).
 /// A block's summary as its samples go by (§6). The squared deviations use Welford's update on
 /// values shifted by the block's first value, so they stay exact for large values.
 private struct SummaryBuilder {
@@ -254,45 +239,84 @@ private struct DictionaryTables {
     /// Starts as a prefix's dictionary, so its entries keep their ids.
     mutating func seed(_ prefix: SegmentPrefix, _ strings: ByteInterner) {
         let ids = prefix.internedDictionary
-        for text in ids.units { _ = units.id(text, strings) }
-        for text in ids.sources { _ = sources.id(text, strings) }
-        for text in ids.devices { _ = devices.id(text, strings) }
-        for text in ids.metadata { _ = metadata.id(text, strings) }
-        for text in ids.numberTexts { _ = numberTexts.id(text, strings) }
+        for text in ids.units { _ = units.id(text) }
+        for text in ids.sources { _ = sources.id(text) }
+        for text in ids.devices { _ = devices.id(text) }
+        for text in ids.metadata { _ = metadata.id(text) }
+        for text in ids.numberTexts { _ = numberTexts.id(text) }
         for forms in prefix.dictionary.forms { _ = formID(forms) }
     }
 
-    var finished: SegmentDictionary {
-        var d = dictionary
-        (d.units, d.sources, d.devices, d.metadata, d.numberTexts) = (
-            units.strings, sources.strings, devices.strings, metadata.strings, numberTexts.strings
-        )
-        return d
+    /// The dictionary's bytes (§4), each entry's read from the compactor's interner.
+    func encoded(strings: ByteInterner) -> [UInt8] {
+        var w = ByteWriter()
+        w.string(dictionary.type)
+        w.u16(UInt16(dictionary.year))
+        w.u8(UInt8(dictionary.month))
+        for list in [units, sources, devices, metadata, numberTexts] {
+            w.uvarint(UInt64(list.entries.count))
+            for id in list.entries {
+                // Bytes that are not UTF-8 are repaired as `String(decoding:)` repairs them.
+                strings.withBytes(id) {
+                    ByteReader.isASCII($0) ? w.string(utf8: $0) : w.string(String(decoding: $0, as: UTF8.self))
+                }
+            }
+        }
+        w.uvarint(UInt64(dictionary.forms.count))
+        for f in dictionary.forms { w.u64(f) }
+        return w.bytes
     }
 }
 
+/// Assigns segment dictionary ids (0 absent, 1 null, 2+k entry k) to interned strings.
+///
+/// Entries stay interned ids until the dictionary is encoded: an import's segment holds a
+/// metadata object per record, and a `String` made of each (to be copied again) was ~18% of the
+/// thread writing segments. Ids are found in a table sized to this segment's entries: a dense one
+/// indexed by interned id, as large as the compactor's interner and filled anew for each segment,
+/// cost ~140 k instructions a dictionary.
 private struct DictionaryBuilder {
-    var strings: [String] = []
-    var ids: [Int64] = []
+    /// Interned ids in dictionary order.
+    private(set) var entries: [Int32] = []
+    /// Open addressing by interned id: each slot is an index into `entries` plus one (0: empty).
+    private var slots = [Int32](repeating: 0, count: 16)
+    /// The last lookup: consecutive samples mostly share units, sources and devices.
+    private var last: (interned: Int32, id: Int64) = (PackedSample.absent, 0)
 
     @inline(__always)
-    mutating func id(_ interned: Int32, _ table: ByteInterner) -> Int64 {
+    mutating func id(_ interned: Int32) -> Int64 {
+        if interned == last.interned { return last.id }
         if interned == PackedSample.absent { return 0 }
         if interned == PackedSample.null { return 1 }
-        let i = Int(interned)
-        if i < ids.count, ids[i] >= 0 { return ids[i] }
-        return add(interned, table)
+        last = (interned, find(interned))
+        return last.id
     }
 
-    /// A string's first use in the segment.
-    @inline(never)
-    private mutating func add(_ interned: Int32, _ table: ByteInterner) -> Int64 {
-        let i = Int(interned)
-        if i >= ids.count { ids.append(contentsOf: repeatElement(-1, count: max(i + 1, table.count) - ids.count)) }
-        let id = Int64(strings.count) + SegmentFormat.firstDictionaryID
-        strings.append(table.string(interned))
-        ids[i] = id
-        return id
+    private mutating func find(_ interned: Int32) -> Int64 {
+        var slot = Self.home(interned, slots.count)
+        while slots[slot] != 0 {
+            let index = Int(slots[slot]) - 1
+            if entries[index] == interned { return Int64(index) + SegmentFormat.firstDictionaryID }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+        entries.append(interned)
+        slots[slot] = Int32(entries.count)
+        if entries.count * 2 > slots.count { grow() }
+        return Int64(entries.count - 1) + SegmentFormat.firstDictionaryID
+    }
+
+    /// Fibonacci hashing: interned ids are dense small integers.
+    @inline(__always) private static func home(_ interned: Int32, _ count: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(UInt32(bitPattern: interned)) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (count - 1)
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: 0, count: slots.count * 2)
+        for (index, interned) in entries.enumerated() {
+            var slot = Self.home(interned, slots.count)
+            while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
+            slots[slot] = Int32(index + 1)
+        }
     }
 }
 
