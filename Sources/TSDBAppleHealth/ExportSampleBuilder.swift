@@ -74,7 +74,7 @@ extension ExportSamples {
 
         /// Starts the next chunk: a new string table, so the remembered ids go too.
         mutating func newChunk() {
-            parsed = ParsedDayFile()
+            parsed = ParsedDayFile(roomLike: parsed)
             for keyPath in [\Self.types, \.units, \.sources, \.devices] { self[keyPath: keyPath].forget() }
             heartbeatIDs = nil
         }

@@ -67,6 +67,15 @@ struct ByteInterner {
     /// twice) while it fills up to that.
     mutating func reserveCapacity(bytes: Int) { arena.reserveCapacity(arena.count + bytes) }
 
+    /// Room for `count` more strings of `bytes` bytes in all: no array grows, and the table is not
+    /// rebuilt, until there are more.
+    mutating func reserveCapacity(count: Int, bytes: Int) {
+        reserveCapacity(bytes: bytes)
+        spans.reserveCapacity(spans.count + count)
+        hashes.reserveCapacity(hashes.count + count)
+        while (spans.count + count) * 2 > table.count { grow() }
+    }
+
     mutating func intern(_ string: String) -> Int32 {
         var s = string
         return s.withUTF8 { intern(UnsafeRawBufferPointer($0)) }

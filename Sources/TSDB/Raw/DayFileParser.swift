@@ -23,6 +23,13 @@ package struct ParsedDayFile {
 
     package init() {}
 
+    /// An empty parse with room for as many samples and strings as `other` holds: a reader
+    /// handing over chunk after chunk of about one size then grows no array from empty each time.
+    package init(roomLike other: ParsedDayFile) {
+        samples.reserveCapacity(other.samples.count)
+        strings.reserveCapacity(count: other.strings.count, bytes: other.strings.arena.count)
+    }
+
     /// Adds a sample read from another input (an Apple Health export), packing its strings.
     package mutating func add(_ sample: Sample) {
         samples.append(PackedSample(sample, strings: &strings))
