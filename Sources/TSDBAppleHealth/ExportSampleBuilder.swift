@@ -19,6 +19,7 @@ extension ExportSamples {
         var units = RecentIDs()
         var sources = RecentIDs()
         var devices = RecentIDs()
+        var dates = HealthDates()
         /// The heartbeat series' type and unit in this chunk's string table, once a beat needed them.
         var heartbeatIDs: (type: Int32, unit: Int32)?
         /// Elements left out, by why: how many, and the line of the first.
@@ -215,13 +216,13 @@ extension ExportSamples {
             close()
         }
 
-        func span(_ e: HealthXMLScanner.Element) -> (Timestamp, Timestamp)? {
+        mutating func span(_ e: HealthXMLScanner.Element) -> (Timestamp, Timestamp)? {
             span(start: e.rawAttribute("startDate"), end: e.rawAttribute("endDate"))
         }
 
         /// The span of a `startDate` and `endDate` written as Health writes them, end not before start.
-        func span(start: UnsafeRawBufferPointer?, end: UnsafeRawBufferPointer?) -> (Timestamp, Timestamp)? {
-            guard let s = start.flatMap(HealthDate.parse), let t = end.flatMap(HealthDate.parse), t.micros >= s.micros
+        mutating func span(start: UnsafeRawBufferPointer?, end: UnsafeRawBufferPointer?) -> (Timestamp, Timestamp)? {
+            guard let start, let end, let s = dates.parse(start), let t = dates.parse(end), t.micros >= s.micros
             else { return nil }
             func stamp(_ p: (micros: Int64, offsetMinutes: Int)) -> Timestamp {
                 Timestamp(microseconds: p.micros, form: TimeForm(offsetMinutes: Int16(p.offsetMinutes)))

@@ -132,13 +132,16 @@ final class ExportReaderTests: XCTestCase {
     }
 
     /// Remembered ids always equal interning the decoded value, whatever the order values come
-    /// in, across evictions from the short list and after forgetting (a new chunk's table).
+    /// in, across evictions from the short list, rebuilds of its buffer and after forgetting (a
+    /// new chunk's table).
     func testRecentIDsAgreeWithInterningTheDecodedValue() throws {
         let pool: [[UInt8]] =
             [
                 Array("count/min".utf8), Array("Tom&apos;s Watch".utf8), Array("Tom's Watch".utf8), [],
                 Array("A &amp; B".utf8), [0x41, 0xFF, 0x42], Array("Jo\u{2019}s iPhone 🫀".utf8),
             ] + (0..<10).map { Array("Source \($0)".utf8) }
+            // Long values (devices are ~150 bytes) make the list's buffer be rebuilt often.
+            + (0..<4).map { Array(String(repeating: "<<HKDevice \($0)>>, ", count: 30 * ($0 + 1)).utf8) }
         var random = SplitMix64(seed: 11)
         var recent = RecentIDs()
         var parsed = ParsedDayFile()

@@ -118,11 +118,18 @@ final class RecordReadingTests: XCTestCase {
         return ((local - Int64(offset) * 60) * 1_000_000, offset)
     }
 
+    /// Read date after date, as the builder reads them: most share the day of the one before.
+    var dates = HealthDates()
+
+    /// `text` reads as the reference reads it, by ``HealthDate`` and by ``dates`` (after the
+    /// texts before it).
     func assertParsesAsBefore(_ text: [UInt8], file: StaticString = #filePath, line: UInt = #line) {
-        let parsed = text.withUnsafeBytes { HealthDate.parse($0) }
         let expected = Self.referenceParse(text)
-        XCTAssertEqual(parsed?.micros, expected?.micros, String(decoding: text, as: UTF8.self), file: file, line: line)
-        XCTAssertEqual(parsed?.offsetMinutes, expected?.offsetMinutes, file: file, line: line)
+        let what = String(decoding: text, as: UTF8.self)
+        for parsed in [text.withUnsafeBytes { HealthDate.parse($0) }, text.withUnsafeBytes { dates.parse($0) }] {
+            XCTAssertEqual(parsed?.micros, expected?.micros, what, file: file, line: line)
+            XCTAssertEqual(parsed?.offsetMinutes, expected?.offsetMinutes, what, file: file, line: line)
+        }
     }
 
     /// Every day of a leap year and of the years around it (month ends, 29 February), at times
@@ -160,6 +167,8 @@ final class RecordReadingTests: XCTestCase {
                 for byte in bytes {
                     var changed = text
                     changed[position] = byte
+                    // Its day remembered: the change is read against it.
+                    _ = text.withUnsafeBytes { self.dates.parse($0) }
                     assertParsesAsBefore(changed)
                 }
             }
