@@ -51,6 +51,13 @@ public struct RowBytes: TextOutputStream {
         return base + written
     }
 
+    /// Takes back the last `n` bytes claimed or written.
+    @inlinable @inline(__always)
+    mutating func unclaim(_ n: Int) {
+        precondition(n >= 0 && n <= written, "more bytes taken back than were written")
+        written &-= n
+    }
+
     @inlinable
     public mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress else { return }
