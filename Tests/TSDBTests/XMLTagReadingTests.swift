@@ -15,7 +15,7 @@ final class XMLTagReadingTests: XCTestCase {
         "<Workout a=\"1\"b=\"2\">", "<Me\n  x=\"&amp;&lt;\"\r\n/>", "<a/>", "<a>", "</a>",
         "<HealthData locale=\"en_US\">",
     ]
-    static let noise: [UInt8] = Array("<>/=\"' \n\r\tab!?-[]&;".utf8)
+    static let noise: [UInt8] = Array("<>/=\"' \n\r\tab!?-[]&;9é".utf8) + [0x0B, 0x80, 0xFF]
 
     /// `text` scanned whole in one pass, then in random chunks in one pass and in two.
     func assertSameReading(_ text: [UInt8], _ random: inout SplitMix64, _ what: String) {
