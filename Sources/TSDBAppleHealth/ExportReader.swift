@@ -300,11 +300,7 @@ enum HealthDate {
         // taken off (wrapping), so the largest "digit" seen says whether all were digits. A loop
         // per field was ~370 instructions a date, and an export has two dates a record.
         var largest: UInt8 = 0
-        func two(_ i: Int) -> Int {
-            let (high, low) = (b[i] &- 0x30, b[i + 1] &- 0x30)
-            largest = max(largest, max(high, low))
-            return Int(high) &* 10 &+ Int(low)
-        }
+        func two(_ i: Int) -> Int { twoDigits(b, at: i, largest: &largest) }
         let (y, mo, d, h) = (two(0) &* 100 &+ two(2), two(5), two(8), two(11))
         let (mi, s, oh, om) = (two(14), two(17), two(21), two(23))
         guard largest <= 9, (1...12).contains(mo), d >= 1, d <= ISO8601.daysInMonth(year: y, month: mo), h < 24,
@@ -316,6 +312,14 @@ enum HealthDate {
     }
 
     static func instant(_ b: UnsafeRawBufferPointer) -> Int64? { parse(b)?.micros }
+
+    /// The two bytes at `i` read as digits; `largest` keeps the largest, above 9 if one was not a digit.
+    @inline(__always)
+    static func twoDigits(_ b: UnsafeRawBufferPointer, at i: Int, largest: inout UInt8) -> Int {
+        let (high, low) = (b[i] &- 0x30, b[i + 1] &- 0x30)
+        largest = max(largest, max(high, low))
+        return Int(high) &* 10 &+ Int(low)
+    }
 }
 
 /// ``HealthDate/parse(_:)`` with the last date's day and offset remembered: a record's two dates,
@@ -345,11 +349,7 @@ struct HealthDates {
     /// `hh:mm:ss` at bytes 11..<19 in seconds, if they are digits of a time of day.
     @inline(__always) private static func secondsOfDay(_ b: UnsafeRawBufferPointer) -> Int64? {
         var largest: UInt8 = 0
-        func two(_ i: Int) -> Int {
-            let (high, low) = (b[i] &- 0x30, b[i + 1] &- 0x30)
-            largest = max(largest, max(high, low))
-            return Int(high) &* 10 &+ Int(low)
-        }
+        func two(_ i: Int) -> Int { HealthDate.twoDigits(b, at: i, largest: &largest) }
         let (h, m, s) = (two(11), two(14), two(17))
         guard largest <= 9, h < 24, m < 60, s < 60 else { return nil }
         return Int64(h * 3600 + m * 60 + s)
